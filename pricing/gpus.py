@@ -1,0 +1,140 @@
+"""GPU specifications: a pure loader over ``pricing/data/gpus.json``.
+
+No Django import: the estimation core, the ``estimate`` / ``rank`` commands and the ``Gpu`` table all read the
+same file through ``load_gpus()``. Sources and notes travel with every row (see ``pricing/data/README.md``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+GPUS_FILE = Path(__file__).resolve().parent / "data" / "gpus.json"
+
+Segment = Literal["datacenter", "workstation", "consumer", "apple", "unified-desktop"]
+SEGMENTS: tuple[Segment, ...] = ("datacenter", "workstation", "consumer", "apple", "unified-desktop")
+
+# The data file names the segment of DGX Spark / Strix Halo boxes "unified-memory-desktop".
+_SEGMENT_ALIASES: Mapping[str, Segment] = {
+    "datacenter": "datacenter",
+    "workstation": "workstation",
+    "consumer": "consumer",
+    "apple": "apple",
+    "unified-memory-desktop": "unified-desktop",
+    "unified-desktop": "unified-desktop",
+}
+
+BYTES_PER_GB = 10**9
+
+
+@dataclass(frozen=True, slots=True)
+class GpuSpec:
+    """One accelerator as marketed: memory in decimal GB, bandwidth in GB/s, dense (non-sparse) throughput."""
+
+    slug: str
+    name: str
+    vendor: str
+    architecture: str
+    memory_gb: float
+    memory_bytes: int
+    memory_bandwidth_gbps: float | None
+    bf16_dense_tflops: float | None
+    fp8_dense_tflops: float | None
+    int8_tops: float | None
+    segment: Segment
+    sources: tuple[str, ...]
+    notes: str | None = None
+    memory_type: str | None = None
+    memory_gib_usable: float | None = None
+    memory_options_gb: tuple[float, ...] = ()
+    fp16_tensor_dense_tflops: float | None = None  # cards without BF16 (T4, V100)
+    fp4_dense_tflops: float | None = None
+    tdp_w: float | None = None
+    form_factor: str | None = None
+    interconnect: str | None = None
+    released: int | None = None
+
+    @property
+    def is_rentable_class(self) -> bool:
+        """Datacenter and workstation parts are what clouds rent; Macs and desktops are bought."""
+        return self.segment in ("datacenter", "workstation")
+
+
+class GpuDataError(ValueError):
+    """The GPU data file does not have the shape the loader expects."""
+
+
+def _optional_float(row: Mapping[str, Any], key: str) -> float | None:
+    value = row.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise GpuDataError(f"{row.get('slug')}: {key} must be a number or null, got {value!r}")
+    return float(value)
+
+
+def gpu_from_row(row: Mapping[str, Any]) -> GpuSpec | None:
+    """One data-file row as a ``GpuSpec``; ``None`` when its memory size is unknown (it cannot be fitted)."""
+    memory_gb = _optional_float(row, "memory_gb")
+    if memory_gb is None:
+        return None
+    segment = _SEGMENT_ALIASES.get(str(row.get("segment")))
+    if segment is None:
+        raise GpuDataError(f"{row.get('slug')}: unknown segment {row.get('segment')!r}")
+    released = row.get("released")
+    return GpuSpec(
+        slug=str(row["slug"]),
+        name=str(row["name"]),
+        vendor=str(row["vendor"]),
+        architecture=str(row["architecture"]),
+        memory_gb=memory_gb,
+        memory_bytes=round(memory_gb * BYTES_PER_GB),
+        memory_bandwidth_gbps=_optional_float(row, "memory_bandwidth_gbps"),
+        bf16_dense_tflops=_optional_float(row, "bf16_dense_tflops"),
+        fp8_dense_tflops=_optional_float(row, "fp8_dense_tflops"),
+        int8_tops=_optional_float(row, "int8_tops"),
+        segment=segment,
+        sources=tuple(str(s) for s in row.get("sources") or ()),
+        notes=row.get("notes") or None,
+        memory_type=row.get("memory_type"),
+        memory_gib_usable=_optional_float(row, "memory_gib_usable"),
+        memory_options_gb=tuple(float(x) for x in row.get("memory_options_gb") or ()),
+        fp16_tensor_dense_tflops=_optional_float(row, "fp16_tensor_dense_tflops"),
+        fp4_dense_tflops=_optional_float(row, "fp4_dense_tflops"),
+        tdp_w=_optional_float(row, "tdp_w"),
+        form_factor=row.get("form_factor"),
+        interconnect=row.get("interconnect"),
+        released=int(released) if released is not None else None,
+    )
+
+
+def parse_gpus(rows: list[Mapping[str, Any]]) -> tuple[GpuSpec, ...]:
+    """All rows with a known memory size, in file order; slugs must be unique."""
+    gpus = tuple(gpu for gpu in (gpu_from_row(row) for row in rows) if gpu is not None)
+    slugs = [gpu.slug for gpu in gpus]
+    if len(slugs) != len(set(slugs)):
+        raise GpuDataError("duplicate GPU slug in the data file")
+    return gpus
+
+
+@cache
+def load_gpus() -> tuple[GpuSpec, ...]:
+    """The GPU catalog from ``pricing/data/gpus.json`` (read once per process)."""
+    with GPUS_FILE.open(encoding="utf-8") as handle:
+        rows = json.load(handle)
+    if not isinstance(rows, list):
+        raise GpuDataError("gpus.json must hold a list of GPU rows")
+    return parse_gpus(rows)
+
+
+@cache
+def _gpus_by_slug() -> dict[str, GpuSpec]:
+    return {gpu.slug: gpu for gpu in load_gpus()}
+
+
+def gpu_by_slug(slug: str) -> GpuSpec | None:
+    return _gpus_by_slug().get(slug)

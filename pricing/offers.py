@@ -1,0 +1,94 @@
+"""Plain offer records: what one provider charges for one GPU type in one instance shape.
+
+Pure (no Django import). Selectors in ``pricing/selectors.py`` build these from the database; provider parsers
+in ``pricing/providers/`` build them from API payloads; the ranking in ``calculator/estimation/ranking.py``
+consumes them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Literal
+
+PricingKind = Literal["on-demand", "spot", "community", "reserved"]
+PRICING_KINDS: tuple[PricingKind, ...] = ("on-demand", "spot", "community", "reserved")
+
+Confidence = Literal["high", "medium", "low"]
+CONFIDENCES: tuple[Confidence, ...] = ("high", "medium", "low")
+
+HOURS_PER_MONTH = 730  # the seed's month: 365 × 24 / 12
+
+# A price per GPU-hour outside this band is a parse error or a placeholder, not a price.
+MIN_PRICE_PER_GPU_HOUR_USD = Decimal("0.01")
+MAX_PRICE_PER_GPU_HOUR_USD = Decimal("200")
+
+
+@dataclass(frozen=True, slots=True)
+class OfferRecord:
+    """One rentable offer.
+
+    ``price_per_gpu_hour_usd`` is the price per GPU-hour as a float for arithmetic. Where the source quotes a
+    whole-instance price (AWS p5en.48xlarge $63.296/h, CoreWeave 8 × H200 $50.44/h), ``instance_price_usd``
+    holds it exactly, keyed by the GPU count it buys, and ``instance_price_per_hour`` uses it, so totals come
+    out exactly as the provider states them.
+    """
+
+    provider_slug: str
+    provider_name: str
+    gpu_slug: str
+    instance_name: str
+    gpu_counts: tuple[int, ...]  # the GPU counts one instance can be rented with, ascending
+    price_per_gpu_hour_usd: float
+    pricing_kind: PricingKind = "on-demand"
+    region: str = ""
+    captured_at: datetime | date | None = None
+    url: str = ""
+    stale: bool = False
+    confidence: Confidence = "high"
+    source: str = ""
+    notes: str = ""
+    instance_price_usd: tuple[tuple[int, float], ...] = field(default=())  # (gpu count, USD per hour)
+
+    def instance_price_per_hour(self, gpu_count: int) -> float:
+        """What one instance of ``gpu_count`` GPUs costs per hour, in USD."""
+        for count, price in self.instance_price_usd:
+            if count == gpu_count:
+                return price
+        return self.price_per_gpu_hour_usd * gpu_count
+
+    def smallest_count_covering(self, gpus_needed: int) -> int | None:
+        """The smallest allowed GPU count ≥ ``gpus_needed``, or ``None`` if no instance is big enough."""
+        for count in self.gpu_counts:
+            if count >= gpus_needed:
+                return count
+        return None
+
+    def with_stale(self, stale: bool) -> OfferRecord:
+        return replace(self, stale=stale)
+
+    @property
+    def natural_key(self) -> tuple[str, str, str, str, str]:
+        """What identifies an offer across refreshes: provider, GPU, instance, pricing kind, region."""
+        return (self.provider_slug, self.gpu_slug, self.instance_name, self.pricing_kind, self.region)
+
+
+def normalise_gpu_counts(counts: object) -> tuple[int, ...]:
+    """Sorted, de-duplicated positive GPU counts; raises ``ValueError`` for anything else."""
+    if isinstance(counts, int) and not isinstance(counts, bool):
+        counts = (counts,)
+    if not isinstance(counts, list | tuple) or not counts:
+        raise ValueError(f"GPU counts must be a non-empty list of integers, got {counts!r}")
+    result = set()
+    for count in counts:
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise ValueError(f"GPU count must be a positive integer, got {count!r}")
+        result.add(count)
+    return tuple(sorted(result))
+
+
+def price_is_plausible(price_per_gpu_hour_usd: float | Decimal) -> bool:
+    """Guards against placeholders and unit mix-ups (cents, per-month figures) in provider payloads."""
+    value = Decimal(str(price_per_gpu_hour_usd))
+    return MIN_PRICE_PER_GPU_HOUR_USD <= value <= MAX_PRICE_PER_GPU_HOUR_USD
