@@ -1,0 +1,206 @@
+"""What a model is, with where every figure came from.
+
+`Model` keeps one chosen value per fact (what lists sort and filter on) and `ModelFact` keeps every figure we
+found, each with its source, so a page can show conflicts side by side instead of silently picking one.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models.functions import Lower
+from django.urls import reverse
+
+
+class Source(models.TextChoices):
+    SAFETENSORS = "safetensors", "Hub safetensors metadata"
+    MODEL_CARD = "model_card", "Model card"
+    COMPUTED = "computed", "Computed from config.json"
+    REFERENCE = "reference", "Reference document"
+    HUB_API = "hub_api", "Hub API"
+    CONFIG = "config", "config.json"
+    RECORDED = "recorded", "Recorded Hub data"
+
+
+class Model(models.Model):
+    hub_id = models.CharField(max_length=193, help_text="organisation/name as on the Hub")
+    slug = models.SlugField(max_length=200, unique=True)
+    display_name = models.CharField(max_length=200)
+    organisation = models.CharField(max_length=96)
+
+    config = models.JSONField(null=True, blank=True, help_text="the raw config.json (partial where noted)")
+    config_status = models.CharField(max_length=16, default="complete")  # complete / partial / none
+    config_sha256 = models.CharField(max_length=64, blank=True)
+
+    params_total = models.BigIntegerField(null=True, blank=True)
+    params_total_source = models.CharField(max_length=16, choices=Source.choices, blank=True)
+    params_active = models.BigIntegerField(null=True, blank=True)
+    params_active_source = models.CharField(max_length=16, choices=Source.choices, blank=True)
+    params_by_dtype = models.JSONField(
+        null=True, blank=True, help_text="safetensors element counts per dtype"
+    )
+    params_computed = models.BigIntegerField(
+        null=True, blank=True, help_text="total computed from config.json"
+    )
+    params_active_computed = models.BigIntegerField(null=True, blank=True)
+
+    family = models.CharField(max_length=64, blank=True, db_index=True)
+    model_type = models.CharField(max_length=64, blank=True)
+    attention_kind = models.CharField(max_length=32, blank=True, db_index=True)
+    is_moe = models.BooleanField(default=False)
+    experts_routed = models.PositiveIntegerField(default=0)
+    experts_per_token = models.PositiveIntegerField(default=0)
+    experts_shared = models.PositiveIntegerField(default=0)
+    num_layers = models.PositiveIntegerField(null=True, blank=True)
+    native_dtype = models.CharField(max_length=16, blank=True)
+    max_context = models.PositiveIntegerField(null=True, blank=True)
+    modality = models.CharField(max_length=16, blank=True, db_index=True)  # "text" / "vision"
+    modalities = models.JSONField(default=list, blank=True)
+    task = models.CharField(max_length=64, blank=True)  # the Hub's pipeline_tag
+    licence = models.CharField(max_length=64, blank=True)
+    release_date = models.DateField(null=True, blank=True)
+    downloads = models.BigIntegerField(null=True, blank=True)
+    likes = models.PositiveIntegerField(null=True, blank=True)
+    gated = models.CharField(max_length=16, blank=True)
+    hub_sha = models.CharField(max_length=64, blank=True)
+
+    sources = models.JSONField(default=list, blank=True, help_text="citations for the facts of this model")
+    notes = models.TextField(blank=True)
+    origin = models.CharField(max_length=16, default="hub")  # "hub" or "recorded" (the shipped folder)
+    fetched_at = models.DateTimeField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["organisation", "display_name"]
+        constraints = [models.UniqueConstraint(Lower("hub_id"), name="model_hub_id_ci_unique")]
+
+    def __str__(self) -> str:
+        return self.hub_id
+
+    def get_absolute_url(self) -> str:
+        org, name = self.hub_id.split("/", 1)
+        return reverse("models_catalog:model", kwargs={"org": org, "name": name})
+
+    @property
+    def url(self) -> str:
+        return self.get_absolute_url()
+
+
+class ModelFact(models.Model):
+    """One figure for one fact of a model, from one source (several rows per fact when sources disagree)."""
+
+    class Kind(models.TextChoices):
+        PARAMS_TOTAL = "params_total", "Total parameters"
+        PARAMS_ACTIVE = "params_active", "Active parameters per token"
+        MAX_CONTEXT = "max_context", "Maximum context"
+        LICENCE = "licence", "Licence"
+        RELEASE_DATE = "release_date", "Release date"
+        DOWNLOADS = "downloads", "Downloads"
+        LIKES = "likes", "Likes"
+        MODALITY = "modality", "Modality"
+        NATIVE_DTYPE = "native_dtype", "Released precision"
+
+    model = models.ForeignKey(Model, on_delete=models.CASCADE, related_name="facts")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    value_int = models.BigIntegerField(null=True, blank=True)
+    value_text = models.CharField(max_length=200, blank=True)
+    source = models.CharField(max_length=16, choices=Source.choices)
+    source_detail = models.TextField(blank=True, help_text="citation: document, URL or commit")
+    is_primary = models.BooleanField(default=False, help_text="the figure the catalog uses")
+    captured_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["kind", "-is_primary", "source", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["model", "kind", "source", "source_detail"], name="model_fact_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.model_id} {self.kind}={self.value_int or self.value_text} ({self.source})"
+
+
+class ModelRevision(models.Model):
+    """History: the previous config and figures, kept whenever an import changes them."""
+
+    model = models.ForeignKey(Model, on_delete=models.CASCADE, related_name="revisions")
+    config = models.JSONField(null=True, blank=True)
+    config_sha256 = models.CharField(max_length=64, blank=True)
+    params_total = models.BigIntegerField(null=True, blank=True)
+    params_active = models.BigIntegerField(null=True, blank=True)
+    hub_sha = models.CharField(max_length=64, blank=True)
+    replaced_at = models.DateTimeField()
+    reason = models.CharField(max_length=200)
+
+    class Meta:
+        ordering = ["-replaced_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.model_id} before {self.replaced_at:%Y-%m-%d}: {self.reason}"
+
+
+class QuantizedBuild(models.Model):
+    class Format(models.TextChoices):
+        GGUF = "GGUF"
+        MLX = "MLX"
+        AWQ = "AWQ"
+        GPTQ = "GPTQ"
+        FP8 = "FP8"
+        NF4 = "NF4"
+        EXL2 = "EXL2"
+        BF16 = "BF16"
+        OTHER = "other"
+
+    model = models.ForeignKey(Model, on_delete=models.CASCADE, related_name="builds")
+    format = models.CharField(max_length=8, choices=Format.choices)
+    label = models.CharField(max_length=64, help_text="Q4_K_M, 4-bit, 2bit-lite, …")
+    bits_per_weight = models.DecimalField(max_digits=5, decimal_places=2, null=True, blank=True)
+    bits_source = models.CharField(max_length=100, blank=True)
+    repo_id = models.CharField(max_length=193)
+    file_size_bytes = models.BigIntegerField(null=True, blank=True)
+    size_source = models.CharField(max_length=200, blank=True)
+    size_is_approximate = models.BooleanField(default=False)
+    min_ram_bytes = models.BigIntegerField(null=True, blank=True, help_text="as published, when known")
+    quality_note = models.CharField(max_length=200, blank=True)
+    quality_source = models.CharField(max_length=200, blank=True)
+    source = models.CharField(max_length=300, blank=True, help_text="where this build's facts come from")
+    sort_order = models.PositiveIntegerField(default=0)
+    fetched_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["model", "sort_order", "-bits_per_weight", "label"]
+        constraints = [
+            models.UniqueConstraint(fields=["model", "repo_id", "label"], name="quantized_build_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.repo_id} {self.label}"
+
+
+class ImportRequest(models.Model):
+    """A reader asked for a Hub id that is not in the catalog; a task imports it."""
+
+    class State(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    hub_id = models.CharField(max_length=193)
+    state = models.CharField(max_length=8, choices=State.choices, default=State.QUEUED)
+    failure = models.CharField(max_length=16, blank=True)  # gated / not_found / not_sizable / unavailable / …
+    reason = models.TextField(blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    model = models.ForeignKey(Model, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(Lower("hub_id"), name="import_request_hub_id_ci_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.hub_id} ({self.state})"
+
+    @property
+    def is_pending(self) -> bool:
+        return self.state in (self.State.QUEUED, self.State.RUNNING)
