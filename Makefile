@@ -1,0 +1,68 @@
+# gpufit — the two commands a newcomer needs are `make run` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin/
+MANAGE := $(BIN)python manage.py
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: install run serve-prod worker beat migrate data test check lint format messages bench clean
+
+# Creates the virtualenv and installs the project with its test tools (re-runs when pyproject.toml changes).
+$(VENV)/.installed: pyproject.toml
+	test -x $(BIN)python || $(PYTHON) -m venv $(VENV)
+	$(BIN)pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $@
+
+install: $(VENV)/.installed
+
+migrate: install
+	$(MANAGE) migrate --noinput
+
+# Loads the bundled catalog (recorded Hub data) and the shipped price snapshot; idempotent.
+data: migrate
+	$(MANAGE) load_bundled_data
+
+# Embedded default: SQLite in the project, local-memory cache, Celery tasks run in-process.
+run: data
+	DEBUG=1 $(MANAGE) runserver $(HOST):$(PORT)
+
+# The production processes (docker-compose.yml runs exactly these commands).
+serve-prod:
+	$(BIN)gunicorn config.wsgi:application --bind 0.0.0.0:$(PORT) --workers 3 --access-logfile -
+
+worker:
+	$(BIN)celery -A config worker --loglevel=INFO
+
+beat:
+	$(BIN)celery -A config beat --loglevel=INFO --schedule /tmp/celerybeat-schedule
+
+test: install
+	$(BIN)pytest
+
+lint: install
+	$(BIN)ruff check .
+	$(BIN)ruff format --check .
+
+format: install
+	$(BIN)ruff format .
+	$(BIN)ruff check --fix .
+
+check: lint test
+	$(MANAGE) makemigrations --check --dry-run
+	$(MANAGE) check
+
+# Extracts messages from Python and Jinja2 templates, merges them into each catalog and compiles them (Babel).
+# Compiled catalogs are committed, so running the site needs no extra step.
+messages: install
+	$(BIN)pybabel extract --mapping-file babel.cfg --keywords gettext_lazy --keywords pgettext:1c,2 \
+		--keywords ngettext_lazy:1,2 --no-location --sort-output --omit-header \
+		--output-file locale/django.pot config calculator models_catalog pricing templates
+	$(BIN)pybabel update --input-file locale/django.pot --output-dir locale --domain django --no-fuzzy-matching --ignore-obsolete
+	$(BIN)pybabel compile --directory locale --domain django --statistics
+
+bench: install
+	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)python $$script || exit 1; done
+
+clean:
+	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache

@@ -1,0 +1,20 @@
+"""Loads the data a fresh install ships with: the recorded Hub catalog and the dated price snapshot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+
+class Command(BaseCommand):
+    help = "Load the bundled model catalog (recorded Hub data) and the shipped price snapshot. Idempotent."
+
+    def handle(self, *args, **options) -> None:
+        hub_dir = Path(settings.BASE_DIR) / "models_catalog" / "data" / "hub"
+        self.stdout.write(f"Importing the recorded Hub catalog from {hub_dir.relative_to(settings.BASE_DIR)}")
+        call_command("import_models", offline=str(hub_dir), stdout=self.stdout, stderr=self.stderr)
+        self.stdout.write("Loading GPU specs and the shipped price snapshot")
+        call_command("load_prices", stdout=self.stdout, stderr=self.stderr)

@@ -1,0 +1,54 @@
+"""Numbers, money, sizes and dates as each locale writes them (Babel's CLDR data), for the templates.
+
+Pages show memory in GB = 10^9 bytes, as the reference page does, and say so.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from babel.dates import format_skeleton
+from babel.numbers import format_currency, format_decimal
+from django.utils.translation import get_language, to_locale
+
+BYTES_PER_GB = 1_000_000_000
+
+
+def current_locale() -> str:
+    return to_locale(get_language() or "en")
+
+
+def format_number(value: float | int | None, digits: int = 0, locale: str | None = None) -> str:
+    """1234567.8 → '1,234,568' (en) / '1.234.568' (de)."""
+    if value is None:
+        return "–"
+    pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "")
+    return format_decimal(value, format=pattern, locale=locale or current_locale())
+
+
+def format_money(value: float | None, digits: int = 2, locale: str | None = None) -> str:
+    """USD per locale: '$19.12' (en) / '19,12 $' (de). digits=0 for monthly totals ('$13,958')."""
+    if value is None:
+        return "–"
+    pattern = None
+    loc = locale or current_locale()
+    if digits == 0:
+        pattern = "¤#,##0" if loc.startswith("en") else "#,##0\u00a0¤"
+    return format_currency(value, "USD", format=pattern, locale=loc, currency_digits=digits != 0)
+
+
+def format_gb(value_bytes: float | int | None, digits: int | None = None, locale: str | None = None) -> str:
+    """Bytes → 'N GB' with the precision a reader needs: 708 GB, 0.38 GB, 5,661 GB."""
+    if value_bytes is None:
+        return "–"
+    gb = value_bytes / BYTES_PER_GB
+    if digits is None:
+        digits = 0 if abs(gb) >= 10 else (1 if abs(gb) >= 1 else 2)
+    return f"{format_number(gb, digits, locale)}\u00a0GB"
+
+
+def format_day(value: date | datetime | None, locale: str | None = None) -> str:
+    """'Nov 13, 2026' (en) / '13. Nov. 2026' (de)."""
+    if value is None:
+        return "–"
+    return format_skeleton("yMMMd", value, locale=locale or current_locale())

@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from config import health
+
+
+@require_GET
+@never_cache
+def healthz(request: HttpRequest) -> JsonResponse:
+    results = health.run_checks()
+    failed = {name: reason for name, reason in results.items() if reason is not None}
+    body = {
+        "status": "fail" if failed else "ok",
+        "checks": {name: ("fail" if name in failed else "ok") for name in results},
+    }
+    if failed:
+        body["failed"] = failed
+    return JsonResponse(body, status=503 if failed else 200)
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    return render(request, "home.html", _home_context())
+
+
+def _home_context() -> dict:
+    try:
+        from models_catalog.selectors import featured_models
+    except ImportError:
+        return {"featured_models": []}
+    return {"featured_models": featured_models()}
+
+
+@require_GET
+def methodology(request: HttpRequest) -> HttpResponse:
+    return render(request, "methodology.html")
+
+
+@require_GET
+def robots_txt(request: HttpRequest) -> HttpResponse:
+    lines = ["User-agent: *", "Disallow: /admin/", "Disallow: /healthz", ""]
+    response = HttpResponse("\n".join(lines), content_type="text/plain; charset=utf-8")
+    response["Cache-Control"] = "public, max-age=86400"
+    return response

@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from babel.messages.pofile import read_po
+from django.utils import translation
+
+from config.formatting import format_day, format_gb, format_money, format_number
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize(
+    ("accept", "expected"), [("de-DE,de;q=0.9,en;q=0.5", "/de/"), ("en-US,en;q=0.9", "/en/"), ("fr-FR", "/en/")]
+)
+def test_root_negotiates_language_from_accept_language(client, accept, expected):
+    response = client.get("/", HTTP_ACCEPT_LANGUAGE=accept)
+    assert response.status_code == 302
+    assert response["Location"] == expected
+
+
+@pytest.mark.parametrize(
+    ("lang", "heading"),
+    [
+        ("en", "How much memory does an open-weight model need"),
+        ("de", "Wie viel Speicher braucht ein offenes Modell"),
+    ],
+)
+def test_home_renders_in_each_language(client, lang, heading):
+    response = client.get(f"/{lang}/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert f'<html lang="{lang}">' in html
+    assert heading in html
+    other = "de" if lang == "en" else "en"
+    assert f'href="/{other}/" hreflang="{other}"' in html
+    assert 'hreflang="en" href="http://testserver/en/"' in html
+    assert 'hreflang="de" href="http://testserver/de/"' in html
+
+
+def test_methodology_page_in_both_languages(client):
+    english = client.get("/en/methodology/").content.decode()
+    german = client.get("/de/methodology/").content.decode()
+    assert "How we calculate" in english
+    assert "So rechnen wir" in german
+    assert "90 %" in german
+
+
+def test_every_german_message_is_compiled_and_translated():
+    """The committed .mo matches the .po: each translated entry comes back translated at run time."""
+    with open(ROOT / "locale/de/LC_MESSAGES/django.po", "rb") as handle:
+        catalog = read_po(handle)
+    entries = [m for m in catalog if m.id and not m.pluralizable]
+    assert len(entries) > 20
+    untranslated = [m.id for m in entries if not m.string]
+    assert untranslated == []
+    fuzzy = [m.id for m in entries if m.fuzzy]
+    assert fuzzy == []
+    with translation.override("de"):
+        stale = [m.id for m in entries if translation.gettext(m.id) != m.string]
+    assert stale == [], "run `make messages`: the compiled catalog is older than the .po file"
+
+
+def test_numbers_and_money_follow_the_locale():
+    assert format_number(13958.4, locale="en") == "13,958"
+    assert format_number(13958.4, locale="de") == "13.958"
+    assert format_money(19.12, locale="en") == "$19.12"
+    assert format_money(19.12, locale="de") == "19,12\xa0$"
+    assert format_money(13958.4, digits=0, locale="en") == "$13,958"
+    assert format_money(13958.4, digits=0, locale="de") == "13.958\xa0$"
+    assert format_gb(377_487_360, locale="de") == "0,38\xa0GB"
+    assert format_gb(708_280_000_000, locale="en") == "708\xa0GB"
+    assert format_gb(5_661_000_000_000, locale="en") == "5,661\xa0GB"
+
+
+def test_dates_follow_the_locale():
+    from datetime import date
+
+    assert format_day(date(2026, 11, 13), locale="en") == "Nov 13, 2026"
+    assert format_day(date(2026, 11, 13), locale="de") == "13. Nov. 2026"

@@ -1,0 +1,166 @@
+"""Shared fixtures: real services, a real Celery worker, a real headless Chromium.
+
+With CI=true a test that needs PostgreSQL, Redis or Chromium and cannot reach it FAILS; elsewhere it is skipped,
+so `make test` passes on a bare machine against SQLite.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+ROOT = Path(__file__).resolve().parent.parent
+IN_CI = os.environ.get("CI", "").lower() == "true"
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+
+
+def missing_service(reason: str) -> None:
+    """Skip locally, fail in CI: a service test that silently skips in CI proves nothing."""
+    if IN_CI:
+        pytest.fail(f"CI=true but {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def uses_postgres() -> bool:
+    return settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+
+
+def uses_redis() -> bool:
+    return bool(settings.REDIS_URL)
+
+
+@pytest.fixture
+def require_postgres() -> None:
+    if not uses_postgres():
+        missing_service("DATABASE_URL does not point at PostgreSQL")
+
+
+@pytest.fixture
+def require_redis() -> None:
+    if not uses_redis():
+        missing_service("REDIS_URL is not set")
+    import redis
+
+    try:
+        redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2).ping()
+    except redis.RedisError as exc:
+        missing_service(f"Redis at {settings.REDIS_URL} is not answering: {exc}")
+
+
+def _wait_for(condition, timeout: float, interval: float = 0.2) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(interval)
+    return False
+
+
+@pytest.fixture
+def celery_worker(require_postgres, require_redis, transactional_db, django_db_blocker) -> Iterator[dict]:
+    """A real `celery worker` process against REDIS_URL and the test database.
+
+    Use with `@pytest.mark.django_db(transaction=True)` so rows the test writes are committed and visible to the
+    worker. Yields the environment the worker runs with (extend it via the `celery_worker_env` fixture).
+    """
+    from django.db import connection
+
+    from config.celery import app
+
+    env = {**os.environ}
+    db = connection.settings_dict
+    env["DATABASE_URL"] = (
+        f"postgres://{db['USER']}{':' + db['PASSWORD'] if db.get('PASSWORD') else ''}"
+        f"@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    )
+    env["REDIS_URL"] = settings.REDIS_URL
+    env["DJANGO_SETTINGS_MODULE"] = "config.settings"
+    env["PYTHONPATH"] = str(ROOT)
+    app.control.purge()
+    hostname = f"test-worker-{os.getpid()}@localhost"
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--pool=solo",
+            "--concurrency=1",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "--loglevel=INFO",
+            "-n",
+            hostname,
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        ready = _wait_for(lambda: process.poll() is None and bool(app.control.ping([hostname], timeout=0.5)), 45)
+        if not ready:
+            process.kill()
+            output = process.communicate(timeout=10)[0]
+            pytest.fail(f"the Celery worker did not come up within 45 s:\n{output[-4000:]}")
+        yield {"hostname": hostname, "env": env}
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def chromium_browser():
+    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+        missing_service(f"Chromium not found at {CHROMIUM} (Debian package 'chromium')")
+    # Playwright's sync API runs an event loop; Django's ORM refuses to run inside one unless told this is fine
+    # (the test code, not the live server thread, is what trips the check).
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-dev-shm-usage",
+            ],
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def browser_page(chromium_browser, live_server):
+    """A fresh page in real headless Chromium; `page.base_url` is the live server. Records every request URL."""
+    context = chromium_browser.new_context(base_url=live_server.url, locale="en-US")
+    page = context.new_page()
+    page.requested_urls = []
+    page.on("request", lambda request: page.requested_urls.append(request.url))
+    page.base_url = live_server.url
+    yield page
+    context.close()
