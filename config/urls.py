@@ -18,3 +18,6 @@ urlpatterns += i18n_patterns(
     path("", include("calculator.urls")),
     prefix_default_language=True,
 )
+
+handler404 = "config.views.page_not_found"
+handler500 = "config.views.server_error"

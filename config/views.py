@@ -46,3 +46,15 @@ def robots_txt(request: HttpRequest) -> HttpResponse:
     response = HttpResponse("\n".join(lines), content_type="text/plain; charset=utf-8")
     response["Cache-Control"] = "public, max-age=86400"
     return response
+
+
+def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return render(request, "404.html", status=404)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    # No context processors that touch the database: the error may be the database.
+    from django.template import loader
+
+    html = loader.get_template("500.html").render({"request": request, "site_name": "gpufit"})
+    return HttpResponse(html, status=500)

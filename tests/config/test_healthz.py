@@ -50,3 +50,25 @@ def test_healthz_names_a_failing_database(client, monkeypatch):
 
 def test_healthz_refuses_post(client):
     assert client.post("/healthz").status_code == 405
+
+
+def test_unknown_path_gets_a_helpful_404_page(client):
+    response = client.get("/en/no-such-page/")
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert "Page not found" in html
+    assert 'href="/en/"' in html
+
+
+def test_pages_send_a_content_security_policy_that_allows_only_this_site(client):
+    response = client.get("/en/")
+    policy = response["Content-Security-Policy"]
+    assert "default-src 'self'" in policy
+    assert "script-src 'self'" in policy
+    assert "frame-ancestors 'none'" in policy
+
+
+def test_robots_txt_keeps_crawlers_out_of_admin(client):
+    response = client.get("/robots.txt")
+    assert response.status_code == 200
+    assert "Disallow: /admin/" in response.content.decode()
