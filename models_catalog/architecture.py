@@ -9,7 +9,7 @@ other modules rely on. Field meanings are fixed; the parsing logic is filled in 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 
@@ -67,8 +67,17 @@ class ParamBreakdown:
     @property
     def total(self) -> int:
         return (
-            self.embedding + self.lm_head + self.attention + self.dense_mlp + self.routed_experts
-            + self.shared_experts + self.router + self.norms + self.vision + self.mtp + self.other
+            self.embedding
+            + self.lm_head
+            + self.attention
+            + self.dense_mlp
+            + self.routed_experts
+            + self.shared_experts
+            + self.router
+            + self.norms
+            + self.vision
+            + self.mtp
+            + self.other
         )
 
 
@@ -100,7 +109,106 @@ class ModelSpec:
     native_dtype: str = "bf16"  # as released: "bf16", "fp16", "fp32", "fp8", "mxfp4", ...
     estimated_fields: tuple[str, ...] = ()  # every field that was guessed rather than read
     notes: tuple[str, ...] = field(default_factory=tuple)  # plain-English caveats for the page
+    # Added fields (defaults keep older constructors valid):
+    # active parameters as computed from the config whatever params_active's source: everything one token
+    # multiplies, input embedding excluded unless tied (methodology §1.4); 0 when not computed
+    params_active_computed: int = 0
+    # stored elements the Hub's safetensors total would show for this config and release format (packed
+    # MXFP4 values, FP8 block scales, GPTQ/AWQ side tensors); equals the computed total for plain dtypes
+    params_stored_elements: int = 0
+    # layers that attend to image tokens (Llama 3.2 Vision); they appear in layer_groups as AttentionKind.NONE
+    # because their cache holds the image's keys/values, not one entry per text token
+    cross_attention_layers: int = 0
 
     @classmethod
     def from_hf_config(cls, config: Mapping, params: ParamCounts | None = None) -> ModelSpec:
-        raise NotImplementedError  # filled in by the architecture work
+        """What a model is, from its ``config.json`` (and safetensors counts when known).
+
+        Never raises: missing, ``None`` or mistyped keys fall back to estimates named in ``estimated_fields``.
+        """
+        from models_catalog._arch_build import build
+
+        if not isinstance(config, Mapping):
+            config = {}
+        try:
+            return cls(**build(config, params))
+        except Exception as error:  # a config shape no rule anticipated must not break a page
+            spec = cls(**build({}, None))
+            return replace(
+                spec,
+                model_type=str(config.get("model_type", "unknown"))[:100],
+                notes=(
+                    *spec.notes,
+                    f"This config.json could not be read ({type(error).__name__}); all figures are estimates.",
+                ),
+            )
+
+    @property
+    def params_loaded(self) -> int:
+        """Parameters engines load by default (the stored total minus MTP layers)."""
+        return self.params_total - self.params_not_loaded
+
+    @property
+    def is_moe(self) -> bool:
+        return self.experts_routed > 0
+
+    @property
+    def kv_elements_per_token(self) -> int:
+        """Cache elements each token adds across all layers whose cache grows with context (one sequence).
+
+        Full attention keeps K and V per KV head; MLA keeps one latent plus the rope key (vLLM/SGLang layout);
+        a sparse-attention indexer adds its key. Sliding-window, linear and cache-less layers are excluded:
+        see ``window_kv_elements_per_token`` and ``state_elements_per_sequence``.
+        """
+        total = 0
+        for group in self.layer_groups:
+            if group.kind is AttentionKind.FULL:
+                total += group.count * group.kv_heads * (group.key_dim + group.value_dim)
+            elif group.kind is AttentionKind.MLA:
+                total += group.count * (group.latent_dim + group.rope_dim + group.indexer_dim)
+        return total
+
+    def window_kv_elements(self, context_tokens: int) -> int:
+        """Cache elements of the sliding-window layers for one sequence of ``context_tokens`` (window-capped)."""
+        return sum(
+            group.count * group.kv_heads * (group.key_dim + group.value_dim) * min(context_tokens, group.window or 0)
+            for group in self.layer_groups
+            if group.kind is AttentionKind.SLIDING
+        )
+
+    @property
+    def state_elements_per_sequence(self) -> int:
+        """Fixed-size linear-attention / SSM state (recurrent + convolution) per sequence, all layers."""
+        return sum(
+            group.count * (group.state_elements + group.conv_elements)
+            for group in self.layer_groups
+            if group.kind is AttentionKind.LINEAR
+        )
+
+    def summary(self) -> dict[str, object]:
+        """Plain values for the catalog page and the JSON API."""
+        return {
+            "model_type": self.model_type,
+            "family": self.family,
+            "params_total": self.params_total,
+            "params_active": self.params_active,
+            "params_source": self.params_source,
+            "params_active_source": self.params_active_source,
+            "params_not_loaded": self.params_not_loaded,
+            "layers": self.num_layers,
+            "hidden_size": self.hidden_size,
+            "attention": [
+                {"kind": str(group.kind), "layers": group.count, "window": group.window} for group in self.layer_groups
+            ],
+            "experts": {
+                "routed": self.experts_routed,
+                "shared": self.experts_shared,
+                "per_token": self.experts_per_token,
+                "moe_layers": self.moe_layers,
+            },
+            "max_context": self.max_context,
+            "native_dtype": self.native_dtype,
+            "has_vision": self.has_vision,
+            "estimated_fields": list(self.estimated_fields),
+            "notes": list(self.notes),
+        }
