@@ -30,6 +30,55 @@ _SEGMENT_ALIASES: Mapping[str, Segment] = {
 
 BYTES_PER_GB = 10**9
 
+# Short names as pages and rankings show them. GPUs that share a short name are one GPU type for fitting and
+# ranking: the same chip with the same memory, differing only in form factor (SXM / PCIe / NVL), as the seed page
+# groups them ("H200 141GB" covers RunPod's H200 NVL and AWS's H200 SXM; "H100 80GB" covers SXM and PCIe).
+SHORT_NAMES: Mapping[str, str] = {
+    "h100-sxm": "H100 80GB",
+    "h100-pcie": "H100 80GB",
+    "h100-nvl": "H100 NVL 94GB",
+    "h200-sxm": "H200 141GB",
+    "h200-nvl": "H200 141GB",
+    "gh200-96gb": "GH200 96GB",
+    "gh200-144gb": "GH200 141GB",
+    "b200": "B200 180GB",
+    "b300": "B300 288GB",
+    "gb200": "GB200 186GB",
+    "a100-40gb-sxm": "A100 40GB",
+    "a100-40gb-pcie": "A100 40GB",
+    "a100-80gb-sxm": "A100 80GB",
+    "a100-80gb-pcie": "A100 80GB",
+    "l40s": "L40S 48GB",
+    "l40": "L40 48GB",
+    "l4": "L4 24GB",
+    "a10": "A10 24GB",
+    "a10g": "A10G 24GB",
+    "t4": "T4 16GB",
+    "v100-sxm2-16gb": "V100 16GB",
+    "v100-pcie-16gb": "V100 16GB",
+    "v100-sxm2-32gb": "V100 32GB",
+    "a40": "A40 48GB",
+    "rtx-6000-ada": "RTX 6000 Ada 48GB",
+    "rtx-pro-6000-blackwell": "RTX PRO 6000 96GB",
+    "rtx-a6000": "RTX A6000 48GB",
+    "mi300x": "MI300X 192GB",
+    "mi325x": "MI325X 256GB",
+    "mi355x": "MI355X 288GB",
+    "rtx-3090": "RTX 3090 24GB",
+    "rtx-3090-ti": "RTX 3090 Ti 24GB",
+    "rtx-4090": "RTX 4090 24GB",
+    "rtx-4080": "RTX 4080 16GB",
+    "rtx-5090": "RTX 5090 32GB",
+    "rtx-5080": "RTX 5080 16GB",
+    "rtx-4060-ti-16gb": "RTX 4060 Ti 16GB",
+    "radeon-rx-7900-xtx": "RX 7900 XTX 24GB",
+}
+
+
+def family_slug(short_name: str) -> str:
+    """``"H200 141GB"`` → ``"h200-141gb"``: the key that groups interchangeable GPUs."""
+    return "-".join("".join(ch if ch.isalnum() else " " for ch in short_name.lower()).split())
+
 
 @dataclass(frozen=True, slots=True)
 class GpuSpec:
@@ -57,6 +106,8 @@ class GpuSpec:
     form_factor: str | None = None
     interconnect: str | None = None
     released: int | None = None
+    short_name: str = ""  # "H200 141GB"; see SHORT_NAMES
+    family: str = ""  # "h200-141gb": GPUs with one family are interchangeable for fitting and ranking
 
     @property
     def is_rentable_class(self) -> bool:
@@ -86,6 +137,7 @@ def gpu_from_row(row: Mapping[str, Any]) -> GpuSpec | None:
     if segment is None:
         raise GpuDataError(f"{row.get('slug')}: unknown segment {row.get('segment')!r}")
     released = row.get("released")
+    short_name = SHORT_NAMES.get(str(row["slug"]), str(row["name"]))
     return GpuSpec(
         slug=str(row["slug"]),
         name=str(row["name"]),
@@ -109,6 +161,8 @@ def gpu_from_row(row: Mapping[str, Any]) -> GpuSpec | None:
         form_factor=row.get("form_factor"),
         interconnect=row.get("interconnect"),
         released=int(released) if released is not None else None,
+        short_name=short_name,
+        family=family_slug(short_name),
     )
 
 

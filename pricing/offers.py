@@ -39,7 +39,7 @@ class OfferRecord:
     provider_name: str
     gpu_slug: str
     instance_name: str
-    gpu_counts: tuple[int, ...]  # the GPU counts one instance can be rented with, ascending
+    gpu_counts: tuple[int, ...]  # GPU counts one instance can be rented with, ascending; () = not published
     price_per_gpu_hour_usd: float
     pricing_kind: PricingKind = "on-demand"
     region: str = ""
@@ -50,6 +50,7 @@ class OfferRecord:
     source: str = ""
     notes: str = ""
     instance_price_usd: tuple[tuple[int, float], ...] = field(default=())  # (gpu count, USD per hour)
+    term: str = ""  # commitment term of reserved prices ("1y", "3y", "savings-plan-1y")
 
     def instance_price_per_hour(self, gpu_count: int) -> float:
         """What one instance of ``gpu_count`` GPUs costs per hour, in USD."""
@@ -59,23 +60,35 @@ class OfferRecord:
         return self.price_per_gpu_hour_usd * gpu_count
 
     def smallest_count_covering(self, gpus_needed: int) -> int | None:
-        """The smallest allowed GPU count ≥ ``gpus_needed``, or ``None`` if no instance is big enough."""
+        """The smallest allowed GPU count ≥ ``gpus_needed``, or ``None`` if no instance is big enough.
+
+        Where the source does not publish instance sizes, the offer is taken at exactly ``gpus_needed``
+        (``sizes_known`` is then false and pages say so).
+        """
+        if not self.gpu_counts:
+            return gpus_needed
         for count in self.gpu_counts:
             if count >= gpus_needed:
                 return count
         return None
 
+    @property
+    def sizes_known(self) -> bool:
+        return bool(self.gpu_counts)
+
     def with_stale(self, stale: bool) -> OfferRecord:
         return replace(self, stale=stale)
 
     @property
-    def natural_key(self) -> tuple[str, str, str, str, str]:
-        """What identifies an offer across refreshes: provider, GPU, instance, pricing kind, region."""
-        return (self.provider_slug, self.gpu_slug, self.instance_name, self.pricing_kind, self.region)
+    def natural_key(self) -> tuple[str, str, str, str, str, str]:
+        """What identifies an offer across refreshes: provider, GPU, instance, pricing kind, term, region."""
+        return (self.provider_slug, self.gpu_slug, self.instance_name, self.pricing_kind, self.term, self.region)
 
 
 def normalise_gpu_counts(counts: object) -> tuple[int, ...]:
-    """Sorted, de-duplicated positive GPU counts; raises ``ValueError`` for anything else."""
+    """Sorted, de-duplicated positive GPU counts (``None`` = unknown → ``()``); ``ValueError`` otherwise."""
+    if counts is None:
+        return ()
     if isinstance(counts, int) and not isinstance(counts, bool):
         counts = (counts,)
     if not isinstance(counts, list | tuple) or not counts:

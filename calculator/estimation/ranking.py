@@ -1,0 +1,247 @@
+"""Rank cloud offers for a memory need: the cheapest way to rent enough GPUs, per GPU type and per provider.
+
+The seed page's rule: fit the need at 90 % fill, at most 8 GPUs per node (``fit.gpus_needed``); an offer is an
+instance sold with certain GPU counts, so you rent the smallest allowed count that covers the GPUs needed and
+pay for all of it ("only sold with 8 GPUs; you need 5"). Cost per month is 730 hours of that instance.
+
+Pure: plain offer records in (``pricing.offers.OfferRecord``), plain dataclasses out. Comparisons run on floats
+for speed; the figures of the winning rows are recomputed in ``Decimal`` from the stored prices, so a total such
+as 8 × $2.39 or AWS's quoted $63.296/h comes out exactly as the provider states it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Protocol
+
+from pricing.offers import HOURS_PER_MONTH, OfferRecord, PricingKind
+
+from .fit import MAX_GPUS_PER_NODE, gpus_needed, nodes_needed
+
+DEFAULT_PRICING_KINDS: tuple[PricingKind, ...] = ("on-demand",)
+
+_CENT = Decimal("0.01")
+_DOLLAR = Decimal("1")
+
+
+class RankableGpu(Protocol):
+    """What the ranking needs from a GPU (``pricing.gpus.GpuSpec`` has all of it)."""
+
+    @property
+    def slug(self) -> str: ...
+
+    @property
+    def memory_bytes(self) -> int: ...
+
+    @property
+    def short_name(self) -> str: ...
+
+    @property
+    def family(self) -> str: ...
+
+
+def round_usd(amount: Decimal, places: Decimal = _CENT) -> Decimal:
+    """Round half up, as prices are printed (CoreWeave's $6.305/GPU-h shows as $6.31, not banker's $6.30)."""
+    return amount.quantize(places, rounding=ROUND_HALF_UP)
+
+
+def _exact(value: float) -> Decimal:
+    # repr() gives the shortest decimal that round-trips, i.e. the figure that was stored (2.39, not 2.3900000…).
+    return Decimal(repr(value))
+
+
+@dataclass(frozen=True, slots=True)
+class RankedOffer:
+    """One row: an offer with the instance you would rent for the need, and what it costs."""
+
+    offer: OfferRecord
+    gpu_family: str
+    gpu_name: str  # the GPU type's short name, "MI300X 192GB"
+    gpus_needed: int
+    instance_gpus: int  # GPUs in the instance you rent (≥ gpus_needed)
+    price_per_gpu_hour_usd: Decimal
+    per_hour_usd: Decimal
+    per_month_usd: Decimal
+
+    @property
+    def provider_slug(self) -> str:
+        return self.offer.provider_slug
+
+    @property
+    def provider_name(self) -> str:
+        return self.offer.provider_name
+
+    @property
+    def pays_for_unused_gpus(self) -> bool:
+        """True when the instance is only sold larger than needed ("only sold with 8 GPUs; you need 5")."""
+        return self.instance_gpus > self.gpus_needed
+
+    @property
+    def price_per_gpu_hour_rounded(self) -> Decimal:
+        return round_usd(self.price_per_gpu_hour_usd)
+
+    @property
+    def per_hour_rounded(self) -> Decimal:
+        return round_usd(self.per_hour_usd)
+
+    @property
+    def per_month_rounded(self) -> Decimal:
+        return round_usd(self.per_month_usd, _DOLLAR)
+
+
+@dataclass(frozen=True, slots=True)
+class GpuCount:
+    """A GPU type and how many of it a need takes (used for the several-node list)."""
+
+    gpu_family: str
+    gpu_name: str
+    memory_bytes: int
+    gpus_needed: int
+    nodes: int
+
+
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    need_bytes: int
+    by_gpu: tuple[RankedOffer, ...]  # one row per GPU type that fits one node, cheapest first
+    by_provider: tuple[RankedOffer, ...]  # the cheapest matching offer of each provider, cheapest first
+    several_nodes: tuple[GpuCount, ...]  # offered GPU types that need more than 8 GPUs
+    no_large_instance: tuple[GpuCount, ...]  # fit one node, but no offer sells an instance that large
+    hours_per_month: int = HOURS_PER_MONTH
+
+    @property
+    def cheapest(self) -> RankedOffer | None:
+        return self.by_gpu[0] if self.by_gpu else None
+
+
+def _gpu_index(gpus: Iterable[RankableGpu] | Mapping[str, RankableGpu]) -> Mapping[str, RankableGpu]:
+    if isinstance(gpus, Mapping):
+        return gpus
+    return {gpu.slug: gpu for gpu in gpus}
+
+
+def _family(gpu: RankableGpu) -> tuple[str, str]:
+    family = getattr(gpu, "family", "") or gpu.slug
+    name = getattr(gpu, "short_name", "") or getattr(gpu, "name", gpu.slug)
+    return family, name
+
+
+def _row(offer: OfferRecord, family: str, name: str, needed: int, count: int, hours_per_month: int) -> RankedOffer:
+    per_gpu = _exact(offer.price_per_gpu_hour_usd)
+    per_hour = per_gpu * count
+    for quoted_count, quoted_price in offer.instance_price_usd:
+        if quoted_count == count:
+            per_hour = _exact(quoted_price)
+            break
+    return RankedOffer(
+        offer=offer,
+        gpu_family=family,
+        gpu_name=name,
+        gpus_needed=needed,
+        instance_gpus=count,
+        price_per_gpu_hour_usd=per_gpu,
+        per_hour_usd=per_hour,
+        per_month_usd=per_hour * hours_per_month,
+    )
+
+
+def _tie_key(offer: OfferRecord) -> tuple[bool, str, str, str]:
+    # Equal prices: fresh before stale, then a stable, readable order.
+    return (offer.stale, offer.provider_name.lower(), offer.instance_name, offer.region)
+
+
+def rank(
+    need_bytes: int,
+    offers: Iterable[OfferRecord],
+    gpus: Iterable[RankableGpu] | Mapping[str, RankableGpu],
+    *,
+    pricing_kinds: Iterable[PricingKind] = DEFAULT_PRICING_KINDS,
+    hours_per_month: int = HOURS_PER_MONTH,
+) -> Ranking:
+    """Rank ``offers`` for a workload that needs ``need_bytes`` of GPU memory.
+
+    ``gpus`` is the GPU catalog (offers for GPUs not in it are ignored). Only offers of ``pricing_kinds`` count
+    (on-demand by default, as the seed compares list prices).
+    """
+    catalog = _gpu_index(gpus)
+    kinds = frozenset(pricing_kinds)
+    # slug → (family, name, gpus needed), or None for a GPU not in the catalog
+    per_slug: dict[str, tuple[str, str, int] | None] = {}
+    best_by_family: dict[str, tuple[float, OfferRecord, int]] = {}
+    best_by_provider: dict[str, tuple[float, OfferRecord, int]] = {}
+    several: dict[str, GpuCount] = {}
+    fitting_families: dict[str, GpuCount] = {}
+
+    for offer in offers:
+        if offer.pricing_kind not in kinds:
+            continue
+        slug = offer.gpu_slug
+        info = per_slug.get(slug, ())
+        if info == ():
+            gpu = catalog.get(slug)
+            if gpu is None:
+                info = None
+            else:
+                family, name = _family(gpu)
+                needed = gpus_needed(need_bytes, int(gpu.memory_bytes))
+                info = (family, name, needed)
+                counted = GpuCount(family, name, int(gpu.memory_bytes), needed, nodes_needed(needed))
+                if needed > MAX_GPUS_PER_NODE:
+                    several.setdefault(family, counted)
+                else:
+                    fitting_families.setdefault(family, counted)
+            per_slug[slug] = info
+        if info is None:
+            continue
+        family, _name, needed = info
+        if needed > MAX_GPUS_PER_NODE:
+            continue
+        count = offer.smallest_count_covering(needed)
+        if count is None:
+            continue
+        cost = offer.instance_price_per_hour(count)
+
+        current = best_by_family.get(family)
+        if current is None or cost < current[0] or (cost == current[0] and _tie_key(offer) < _tie_key(current[1])):
+            best_by_family[family] = (cost, offer, count)
+        provider = offer.provider_slug
+        current = best_by_provider.get(provider)
+        if current is None or cost < current[0] or (cost == current[0] and _tie_key(offer) < _tie_key(current[1])):
+            best_by_provider[provider] = (cost, offer, count)
+
+    def rows(best: dict[str, tuple[float, OfferRecord, int]]) -> tuple[RankedOffer, ...]:
+        built = []
+        for _cost, offer, count in best.values():
+            family, name, needed = per_slug[offer.gpu_slug]  # type: ignore[misc]
+            built.append(_row(offer, family, name, needed, count, hours_per_month))
+        built.sort(key=lambda row: (row.per_hour_usd, _tie_key(row.offer)))
+        return tuple(built)
+
+    return Ranking(
+        need_bytes=need_bytes,
+        by_gpu=rows(best_by_family),
+        by_provider=rows(best_by_provider),
+        several_nodes=_ordered(several.values()),
+        no_large_instance=_ordered(
+            counted for family, counted in fitting_families.items() if family not in best_by_family
+        ),
+        hours_per_month=hours_per_month,
+    )
+
+
+def _ordered(counts: Iterable[GpuCount]) -> tuple[GpuCount, ...]:
+    # Fewest GPUs first; among equals the larger GPU first, then by name.
+    return tuple(sorted(counts, key=lambda c: (c.gpus_needed, -c.memory_bytes, c.gpu_name)))
+
+
+def several_node_gpus(need_bytes: int, gpus: Iterable[RankableGpu]) -> tuple[GpuCount, ...]:
+    """The GPU types among ``gpus`` on which ``need_bytes`` takes more than one node of 8 GPUs."""
+    found: dict[str, GpuCount] = {}
+    for gpu in gpus:
+        needed = gpus_needed(need_bytes, int(gpu.memory_bytes))
+        if needed > MAX_GPUS_PER_NODE:
+            family, name = _family(gpu)
+            found.setdefault(family, GpuCount(family, name, int(gpu.memory_bytes), needed, nodes_needed(needed)))
+    return _ordered(found.values())

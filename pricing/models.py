@@ -1,0 +1,151 @@
+"""What hardware costs: GPUs, providers, their offers, and the append-only snapshots the offers come from."""
+
+from __future__ import annotations
+
+from django.db import models
+
+SEGMENT_CHOICES = [
+    ("datacenter", "Datacenter"),
+    ("workstation", "Workstation"),
+    ("consumer", "Consumer"),
+    ("apple", "Apple Silicon"),
+    ("unified-desktop", "Unified-memory desktop"),
+]
+PRICING_KIND_CHOICES = [
+    ("on-demand", "On-demand"),
+    ("spot", "Spot / interruptible"),
+    ("community", "Community cloud"),
+    ("reserved", "Reserved / committed"),
+]
+CONFIDENCE_CHOICES = [
+    ("high", "High: provider API or official price API"),
+    ("medium", "Medium: the provider's own pricing page"),
+    ("low", "Low: aggregator or fragile scrape"),
+]
+
+
+class SlugManager(models.Manager):
+    def get_by_natural_key(self, slug: str):
+        return self.get(slug=slug)
+
+
+class Gpu(models.Model):
+    """One accelerator, loaded from ``pricing/data/gpus.json`` (``gpus_sync``); every figure carries sources."""
+
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=200)
+    short_name = models.CharField(max_length=64)
+    family = models.SlugField(max_length=64, db_index=True)
+    vendor = models.CharField(max_length=32)
+    architecture = models.CharField(max_length=64)
+    segment = models.CharField(max_length=20, choices=SEGMENT_CHOICES)
+    memory_gb = models.DecimalField(max_digits=8, decimal_places=2)
+    memory_bandwidth_gbps = models.FloatField(null=True, blank=True)
+    bf16_dense_tflops = models.FloatField(null=True, blank=True)
+    fp8_dense_tflops = models.FloatField(null=True, blank=True)
+    int8_tops = models.FloatField(null=True, blank=True)
+    sources = models.JSONField(default=list)
+    notes = models.TextField(blank=True)
+
+    objects = SlugManager()
+
+    class Meta:
+        ordering = ["-memory_gb", "name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def natural_key(self) -> tuple[str]:
+        return (self.slug,)
+
+
+class Provider(models.Model):
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=100)
+    website = models.URLField(blank=True)
+    has_api = models.BooleanField(default=False, help_text="Prices come from a provider API (else curated).")
+
+    objects = SlugManager()
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def natural_key(self) -> tuple[str]:
+        return (self.slug,)
+
+
+class PriceSnapshot(models.Model):
+    """One refresh of one provider. Appended, never changed: history is the list of snapshots."""
+
+    class Outcome(models.TextChoices):
+        SUCCESS = "success", "New prices"
+        UNCHANGED = "unchanged", "Same payload as the last good snapshot"
+        EMPTY = "empty", "Provider returned no offers"
+        FAILED = "failed", "Fetch or parse failed"
+
+    provider = models.ForeignKey(Provider, on_delete=models.PROTECT, related_name="snapshots")
+    captured_at = models.DateTimeField(db_index=True, help_text="When the payload was fetched or read.")
+    outcome = models.CharField(max_length=10, choices=Outcome.choices)
+    offer_count = models.PositiveIntegerField(default=0)
+    payload_sha256 = models.CharField(max_length=64, blank=True)
+    source = models.CharField(max_length=500, blank=True, help_text="Endpoint or file the payload came from.")
+    error = models.TextField(blank=True)
+    notes = models.TextField(blank=True)
+    same_as = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="confirmations",
+        help_text="For an unchanged refresh: the snapshot whose offers it confirms.",
+    )
+
+    class Meta:
+        ordering = ["-captured_at", "-id"]
+        indexes = [models.Index(fields=["provider", "outcome", "-captured_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.provider_id} {self.captured_at:%Y-%m-%d %H:%M} {self.outcome}"
+
+    def save(self, *args, **kwargs) -> None:
+        if not self._state.adding:
+            raise ValueError("price snapshots are append-only")
+        super().save(*args, **kwargs)
+
+
+class Offer(models.Model):
+    """One parsed offer of one snapshot. Rows are never updated; the current price is the latest snapshot's."""
+
+    snapshot = models.ForeignKey(PriceSnapshot, on_delete=models.PROTECT, related_name="offers")
+    provider = models.ForeignKey(Provider, on_delete=models.PROTECT, related_name="offers")
+    gpu = models.ForeignKey(Gpu, on_delete=models.PROTECT, related_name="offers")
+    instance_name = models.CharField(max_length=300)
+    gpu_counts = models.JSONField(default=list, help_text="GPU counts an instance is sold with; [] = unknown.")
+    price_per_gpu_hour_usd = models.DecimalField(max_digits=14, decimal_places=6)
+    instance_prices_usd = models.JSONField(
+        default=list, blank=True, help_text='Quoted whole-instance prices: [[gpu_count, "USD/h"], ...].'
+    )
+    pricing_kind = models.CharField(max_length=10, choices=PRICING_KIND_CHOICES, default="on-demand")
+    term = models.CharField(max_length=32, blank=True, help_text="Commitment term of reserved prices.")
+    region = models.CharField(max_length=100, blank=True)
+    captured_at = models.DateTimeField(help_text="When this price was seen at the source.")
+    url = models.URLField(max_length=500, blank=True)
+    confidence = models.CharField(max_length=6, choices=CONFIDENCE_CHOICES, default="high")
+    source = models.TextField(blank=True)
+    notes = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["price_per_gpu_hour_usd"]
+        indexes = [models.Index(fields=["gpu", "captured_at"])]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["snapshot", "gpu", "instance_name", "pricing_kind", "term", "region"],
+                name="pricing_offer_unique_per_snapshot",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.provider_id} {self.instance_name} ${self.price_per_gpu_hour_usd}/GPU-h"

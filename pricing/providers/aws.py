@@ -1,0 +1,154 @@
+"""AWS: Price List Query API ``GetProducts`` (``AWSPriceListService``, SigV4-signed).
+
+Each ``PriceList`` item is a JSON-encoded string. ``pricePerUnit.USD`` is a string, USD per instance-hour; the
+per-GPU price is that over the GPUs in the instance type. On-demand terms and 1-/3-year No-Upfront standard
+reserved terms are read.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from pricing.offers import OfferRecord
+
+from .base import PayloadError, ProviderInfo, as_list, checked_price, field, numeric_string
+
+INFO = ProviderInfo(
+    slug="aws",
+    name="AWS",
+    website="https://aws.amazon.com/ec2/pricing/on-demand/",
+    endpoint="https://api.pricing.us-east-1.amazonaws.com",
+    schedule_seconds=24 * 60 * 60,
+    api_key_setting="PRICING_AWS_CREDENTIALS",
+    api_key_required=True,
+    docs="botocore pricing/2017-10-15 service-2.json (GetProducts)",
+)
+
+# EC2 GPU instance types → (GPU slug, GPUs per instance); counts as published with each instance type.
+INSTANCE_TYPES: dict[str, tuple[str, int]] = {
+    "p4d.24xlarge": ("a100-40gb-sxm", 8),
+    "p4de.24xlarge": ("a100-80gb-sxm", 8),
+    "p5.48xlarge": ("h100-sxm", 8),
+    "p5en.48xlarge": ("h200-sxm", 8),
+    "p6-b200.48xlarge": ("b200", 8),
+    "g6.xlarge": ("l4", 1),
+    "g6.4xlarge": ("l4", 1),
+    "g6.12xlarge": ("l4", 4),
+    "g6.48xlarge": ("l4", 8),
+    "g6e.xlarge": ("l40s", 1),
+    "g6e.4xlarge": ("l40s", 1),
+    "g6e.12xlarge": ("l40s", 4),
+    "g6e.48xlarge": ("l40s", 8),
+}
+
+
+def fetch(client: httpx.Client, api_key: str | None) -> bytes:
+    # The Price List API needs SigV4 signing; the deployment supplies a signed-request proxy URL or credentials
+    # through PRICING_AWS_CREDENTIALS. Without them the refresh records a failure and keeps the last good prices.
+    if not api_key:
+        raise PermissionError("AWS price refresh needs PRICING_AWS_CREDENTIALS")
+    items: list[str] = []
+    token = None
+    while True:
+        body: dict[str, Any] = {
+            "ServiceCode": "AmazonEC2",
+            "FormatVersion": "aws_v1",
+            "MaxResults": 100,
+            "Filters": [
+                {"Type": "ANY_OF", "Field": "instanceType", "Value": ",".join(INSTANCE_TYPES)},
+                {"Type": "TERM_MATCH", "Field": "regionCode", "Value": "us-east-1"},
+                {"Type": "TERM_MATCH", "Field": "operatingSystem", "Value": "Linux"},
+                {"Type": "TERM_MATCH", "Field": "tenancy", "Value": "Shared"},
+                {"Type": "TERM_MATCH", "Field": "preInstalledSw", "Value": "NA"},
+                {"Type": "TERM_MATCH", "Field": "capacitystatus", "Value": "Used"},
+            ],
+        }
+        if token:
+            body["NextToken"] = token
+        response = client.post(
+            INFO.endpoint,
+            content=json.dumps(body),
+            headers={
+                "X-Amz-Target": "AWSPriceListService.GetProducts",
+                "Content-Type": "application/x-amz-json-1.1",
+                "Authorization": api_key,
+            },
+        )
+        response.raise_for_status()
+        page = response.json()
+        items.extend(page.get("PriceList") or [])
+        token = page.get("NextToken")
+        if not token:
+            break
+    return json.dumps({"FormatVersion": "aws_v1", "PriceList": items}).encode()
+
+
+def _hourly_usd(dimensions: Any, where: str) -> float | None:
+    if not isinstance(dimensions, dict):
+        raise PayloadError(f"{where}: expected priceDimensions object")
+    for key, dimension in dimensions.items():
+        if field(dimension, "unit", f"{where}[{key}]") == "Hrs":
+            usd = field(field(dimension, "pricePerUnit", f"{where}[{key}]"), "USD", f"{where}[{key}]")
+            return numeric_string(usd, f"{where}[{key}].pricePerUnit.USD")
+    return None
+
+
+def parse(payload: Any, captured_at: datetime, skipped: list[str] | None = None) -> list[OfferRecord]:
+    items = as_list(field(payload, "PriceList", "response"), "PriceList")
+    offers = []
+    for index, raw in enumerate(items):
+        where = f"PriceList[{index}]"
+        try:
+            item = json.loads(raw) if isinstance(raw, str) else raw
+        except json.JSONDecodeError as exc:
+            raise PayloadError(f"{where}: not a JSON document") from exc
+        product = field(item, "product", where)
+        attributes = field(product, "attributes", f"{where}.product")
+        instance_type = attributes.get("instanceType")
+        if instance_type is None:
+            continue  # storage, data transfer and other non-instance products
+        known = INSTANCE_TYPES.get(instance_type)
+        if known is None:
+            if skipped is not None:
+                skipped.append(str(instance_type))
+            continue
+        slug, gpus = known
+        region = str(attributes.get("regionCode") or attributes.get("location") or "")
+        terms = field(item, "terms", where)
+        priced: list[tuple[float, str, str]] = []
+        for term in (terms.get("OnDemand") or {}).values():
+            hourly = _hourly_usd(field(term, "priceDimensions", where), f"{where}.OnDemand")
+            if hourly is not None:
+                priced.append((hourly, "on-demand", ""))
+        for term in (terms.get("Reserved") or {}).values():
+            attrs = term.get("termAttributes") or {}
+            if attrs.get("PurchaseOption") != "No Upfront" or attrs.get("OfferingClass") != "standard":
+                continue
+            hourly = _hourly_usd(field(term, "priceDimensions", where), f"{where}.Reserved")
+            length = str(attrs.get("LeaseContractLength", ""))
+            if hourly is not None:
+                priced.append((hourly, "reserved", length.replace("yr", "y")))
+        for hourly, kind, term_name in priced:
+            offers.append(
+                OfferRecord(
+                    provider_slug=INFO.slug,
+                    provider_name=INFO.name,
+                    gpu_slug=slug,
+                    instance_name=instance_type,
+                    gpu_counts=(gpus,),
+                    price_per_gpu_hour_usd=checked_price(hourly / gpus, f"{where}.pricePerUnit.USD"),
+                    instance_price_usd=((gpus, hourly),),
+                    pricing_kind=kind,  # type: ignore[arg-type]
+                    term=term_name,
+                    region=region,
+                    captured_at=captured_at,
+                    url=INFO.website,
+                    confidence="high",
+                    source="AWS Price List API GetProducts (Linux, shared tenancy)",
+                )
+            )
+    return offers
