@@ -1,0 +1,142 @@
+"""What the reader asks for (``Workload``) and what the estimate answers (``Breakdown`` of ``Term``s)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+GB = 10**9
+GIB = 2**30
+MIB = 2**20
+
+
+class Mode(StrEnum):
+    INFERENCE = "inference"
+    LORA = "lora"
+    QLORA = "qlora"
+    FULL = "full"
+
+
+class Optimizer(StrEnum):
+    ADAMW = "adamw"  # mixed-precision AdamW: fp32 master copy + two fp32 moments
+    ADAMW_8BIT = "adamw_8bit"  # bitsandbytes 8-bit AdamW: two uint8 moments + fp32 absmax per 256 values
+    SGD = "sgd"  # torch SGD with its default momentum 0: no optimizer state
+
+
+MODES: tuple[str, ...] = tuple(m.value for m in Mode)
+OPTIMIZERS: tuple[str, ...] = tuple(o.value for o in Optimizer)
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    """One calculator state. ``Workload()`` is the reference page's default: FP16 inference, 8K context, one
+    request, vLLM, FP16 KV cache."""
+
+    mode: Mode = Mode.INFERENCE
+    precision: str = "fp16"  # a key of PRECISIONS; QLoRA always uses NF4 for the base weights
+    context: int = 8192  # tokens per request (prompt + output)
+    concurrency: int = 1  # requests served at the same time
+    engine: str = "vllm"  # a key of ENGINES
+    kv_dtype: str = "fp16"  # a key of KV_DTYPES
+    tensor_parallel: int = 1  # GPUs one model replica is split over (KV heads replicate when > KV heads)
+    load_mtp_layers: bool = True  # count multi-token-prediction layers the checkpoint stores (see SOURCES.md)
+    # fine-tuning knobs
+    batch_size: int = 1  # micro-batch per GPU
+    sequence_length: int | None = None  # tokens per training sample; None: the context
+    lora_rank: int = 8  # PEFT's default r
+    gradient_checkpointing: bool = True
+    optimizer: Optimizer = Optimizer.ADAMW
+    zero_stage: int | None = None  # None: model states split evenly over the GPUs the fit finds (FSDP-like)
+    data_parallel: int = 1  # GPUs that ZeRO shards over (only with zero_stage)
+
+    @property
+    def training(self) -> bool:
+        return self.mode is not Mode.INFERENCE
+
+    @property
+    def tokens_per_sample(self) -> int:
+        return self.sequence_length if self.sequence_length else self.context
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One line of the breakdown: bytes, and how they were made (formula with named inputs, en and de)."""
+
+    key: str  # "weights", "kv_cache", "linear_state", "activations", "overhead", "gradients", ...
+    bytes: int
+    label_en: str
+    label_de: str
+    formula_template_en: str  # str.format template over `inputs`
+    formula_template_de: str
+    inputs: Mapping[str, int | float | str]
+    estimated: bool = False
+    on_gpu: bool = True  # False: kept in host RAM by the engine (llama.cpp's input embedding, output buffer)
+
+    @property
+    def formula_en(self) -> str:
+        return self.formula_template_en.format(**_display(self.inputs, "en"))
+
+    @property
+    def formula_de(self) -> str:
+        return self.formula_template_de.format(**_display(self.inputs, "de"))
+
+    def formula(self, language: str = "en") -> str:
+        return self.formula_de if language.startswith("de") else self.formula_en
+
+
+def _display(inputs: Mapping[str, int | float | str], language: str) -> dict[str, str]:
+    thousands, decimal = (".", ",") if language == "de" else (",", ".")
+    out: dict[str, str] = {}
+    for name, value in inputs.items():
+        if isinstance(value, bool | str):
+            out[name] = str(value)
+        elif isinstance(value, int):
+            out[name] = f"{value:,}".replace(",", thousands)
+        else:
+            text = f"{value:,.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
+            out[name] = text.replace(",", "\0").replace(".", decimal).replace("\0", thousands)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Breakdown:
+    """Memory an estimate needs, term by term. ``total_bytes`` counts the terms that live on the GPU(s)."""
+
+    workload: Workload
+    terms: tuple[Term, ...]
+    total_bytes: int
+    host_bytes: int  # terms the engine keeps in host RAM (not part of total_bytes)
+    params_total: int
+    params_active: int
+    params_source: str
+    params_active_source: str
+    estimated_fields: tuple[str, ...]
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+    per_gpu_bytes: int | None = None  # set when ZeRO shards states over `data_parallel` GPUs
+
+    def term(self, key: str) -> Term | None:
+        for term in self.terms:
+            if term.key == key:
+                return term
+        return None
+
+    def bytes_of(self, *keys: str) -> int:
+        return sum(t.bytes for t in self.terms if t.key in keys)
+
+    @property
+    def weights_bytes(self) -> int:
+        return self.bytes_of("weights", "input_embedding_host")
+
+    @property
+    def kv_cache_bytes(self) -> int:
+        """Per-token cache plus fixed per-sequence state (linear attention / SSM), all requests."""
+        return self.bytes_of("kv_cache", "linear_state")
+
+    @property
+    def activations_bytes(self) -> int:
+        return self.bytes_of("activations", "logits")
+
+    @property
+    def overhead_bytes(self) -> int:
+        return self.bytes_of("overhead", "compute_buffer", "fit_margin")
