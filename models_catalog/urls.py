@@ -1,5 +1,12 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from models_catalog import views
 
 app_name = "models_catalog"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("models/", views.model_list, name="list"),
+    path("models/import/", views.import_start, name="import_start"),
+    path("models/import/<str:org>/<str:name>/", views.import_status, name="import_status"),
+    path("models/<str:org>/<str:name>/", views.model_detail, name="model"),
+]

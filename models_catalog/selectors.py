@@ -1,0 +1,216 @@
+"""Selectors: read the catalog for pages (no writes)."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.db.models import F, Q, QuerySet
+
+from models_catalog.hub_ids import HubId
+from models_catalog.models import ImportRequest, Model, ModelFact, QuantizedBuild, Source
+
+SORTS = {
+    "name": ("organisation", "display_name"),
+    "size": (F("params_total").desc(nulls_last=True), "display_name"),
+    "size_asc": (F("params_total").asc(nulls_last=True), "display_name"),
+    "date": (F("release_date").desc(nulls_last=True), "display_name"),
+    "date_asc": (F("release_date").asc(nulls_last=True), "display_name"),
+}
+PARAM_KINDS = ("params_total", "params_active")
+
+
+def models_list(
+    query: str = "", family: str = "", attention: str = "", modality: str = "", sort: str = "name"
+) -> QuerySet[Model]:
+    models = Model.objects.all()
+    if query:
+        for word in query.split():
+            models = models.filter(Q(hub_id__icontains=word) | Q(family__icontains=word))
+    if family:
+        models = models.filter(family=family)
+    if attention:
+        models = models.filter(attention_kind=attention)
+    if modality:
+        models = models.filter(modality=modality)
+    return models.order_by(*SORTS.get(sort, SORTS["name"]))
+
+
+def filter_choices() -> dict[str, list[str]]:
+    def distinct(field: str) -> list[str]:
+        values = Model.objects.exclude(**{field: ""}).values_list(field, flat=True).distinct()
+        return sorted(set(values))
+
+    return {"family": distinct("family"), "attention": distinct("attention_kind"), "modality": distinct("modality")}
+
+
+def model_by_hub_id(hub_id: HubId | str) -> Model | None:
+    value = hub_id.value if isinstance(hub_id, HubId) else hub_id
+    return Model.objects.filter(hub_id__iexact=value).first()
+
+
+def close_matches(text: str, limit: int = 5) -> list[Model]:
+    """Catalog models whose id or name looks like what the reader typed."""
+    text = text.strip().lower()
+    if not text:
+        return []
+    ids = list(Model.objects.values_list("hub_id", flat=True))
+    by_lower = {i.lower(): i for i in ids}
+    names = {i.split("/", 1)[1].lower(): i for i in ids}
+    found = difflib.get_close_matches(text, list(by_lower), n=limit, cutoff=0.5)
+    picked = [by_lower[f] for f in found]
+    name = text.split("/", 1)[-1]
+    for match in difflib.get_close_matches(name, list(names), n=limit, cutoff=0.5):
+        if names[match] not in picked:
+            picked.append(names[match])
+    for i in ids:
+        if name and name in i.lower() and i not in picked:
+            picked.append(i)
+    order = {hub_id: n for n, hub_id in enumerate(picked[:limit])}
+    return sorted(Model.objects.filter(hub_id__in=order), key=lambda m: order[m.hub_id])
+
+
+def import_request_for(hub_id: HubId) -> ImportRequest | None:
+    return ImportRequest.objects.filter(hub_id__iexact=hub_id.value).select_related("model").first()
+
+
+@dataclass(frozen=True, slots=True)
+class FactRow:
+    value_int: int | None
+    value_text: str
+    billions: float | None
+    source: str
+    source_label: str
+    source_detail: str
+    is_primary: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FactGroup:
+    kind: str
+    label: str
+    rows: tuple[FactRow, ...]
+    conflict: bool  # the sources give different values
+
+
+@dataclass(frozen=True, slots=True)
+class BuildRow:
+    format: str
+    label: str
+    repo_id: str
+    bits_per_weight: Decimal | None
+    bits_source: str
+    file_size_bytes: int | None
+    size_is_approximate: bool
+    size_source: str
+    min_ram_bytes: int | None
+    quality_note: str
+    quality_source: str
+
+
+@dataclass(frozen=True, slots=True)
+class ModelFacts:
+    model: Model
+    params: tuple[FactGroup, ...]
+    other: tuple[FactGroup, ...]
+    builds: tuple[BuildRow, ...]
+    params_billions: float | None
+    active_billions: float | None
+
+    @property
+    def has_conflict(self) -> bool:
+        return any(g.conflict for g in self.params)
+
+
+_PUBLISHED = re.compile(r"(\d+(?:\.(\d+))?)\s*[BMT]\b")
+
+
+def _decimals(row: FactRow) -> int:
+    """Decimals (in billions) a figure was given with: '321.3B' → 1, '320B' → 0, an exact count → 3."""
+    match = _PUBLISHED.search(row.value_text)
+    if match is None:
+        return 3
+    return len(match.group(2) or "")
+
+
+def _conflict(kind: str, rows: list[FactRow]) -> bool:
+    """Sources disagree when their figures differ even at the precision of the roughest one.
+
+    321.3B vs 320B disagree (321 ≠ 320); 30,532,122,624 vs "30.5B" agree (30.5 = 30.5).
+    """
+    numbered = [r for r in rows if r.value_int]
+    if kind in PARAM_KINDS and numbered:
+        digits = min(_decimals(r) for r in numbered)
+        return len({round(r.value_int / 1e9, digits) for r in numbered}) > 1
+    if numbered:
+        return len({r.value_int for r in numbered}) > 1
+    return len({r.value_text.strip().lower() for r in rows if r.value_text}) > 1
+
+
+def model_facts(model: Model) -> ModelFacts:
+    """Every figure of a model grouped by fact, with its source, conflicts flagged, and its builds."""
+    labels = dict(Source.choices)
+    kinds = dict(ModelFact.Kind.choices)
+    grouped: dict[str, list[FactRow]] = {}
+    for fact in model.facts.all():
+        grouped.setdefault(fact.kind, []).append(
+            FactRow(
+                value_int=fact.value_int,
+                value_text=fact.value_text,
+                billions=fact.value_int / 1e9 if fact.value_int and fact.kind in PARAM_KINDS else None,
+                source=fact.source,
+                source_label=labels.get(fact.source, fact.source),
+                source_detail=fact.source_detail,
+                is_primary=fact.is_primary,
+            )
+        )
+    groups = {
+        kind: FactGroup(kind=kind, label=str(kinds.get(kind, kind)), rows=tuple(rows), conflict=_conflict(kind, rows))
+        for kind, rows in grouped.items()
+    }
+    order = [k for k, _ in ModelFact.Kind.choices]
+    builds = tuple(
+        BuildRow(
+            format=b.format,
+            label=b.label,
+            repo_id=b.repo_id,
+            bits_per_weight=b.bits_per_weight,
+            bits_source=b.bits_source,
+            file_size_bytes=b.file_size_bytes,
+            size_is_approximate=b.size_is_approximate,
+            size_source=b.size_source,
+            min_ram_bytes=b.min_ram_bytes,
+            quality_note=b.quality_note,
+            quality_source=b.quality_source,
+        )
+        for b in QuantizedBuild.objects.filter(model=model)
+    )
+    return ModelFacts(
+        model=model,
+        params=tuple(groups[k] for k in PARAM_KINDS if k in groups),
+        other=tuple(groups[k] for k in order if k in groups and k not in PARAM_KINDS),
+        builds=builds,
+        params_billions=model.params_total / 1e9 if model.params_total else None,
+        active_billions=model.params_active / 1e9 if model.params_active else None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class FeaturedModel:
+    url: str
+    display_name: str
+    summary: str
+
+
+def featured_models(limit: int = 12) -> list[FeaturedModel]:
+    """A few catalog models for the home page, largest first."""
+    rows = []
+    for m in models_list(sort="size")[:limit]:
+        size = f"{m.params_total / 1e9:.1f}B" if m.params_total else ""
+        kind = "MoE" if m.is_moe else ""
+        rows.append(
+            FeaturedModel(url=m.url, display_name=m.display_name, summary=" ".join(p for p in (size, kind) if p))
+        )
+    return rows

@@ -1,0 +1,104 @@
+"""Catalog pages: the list, a model's facts, the on-demand import. Thin: parse, one call, render."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from models_catalog import selectors, services
+from models_catalog.forms import CatalogQueryForm, HubIdForm
+from models_catalog.hub_ids import HubId, InvalidHubId, parse_hub_id
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def model_list(request: HttpRequest) -> HttpResponse:
+    form = CatalogQueryForm(request.GET)
+    values = form.values()
+    models = list(
+        selectors.models_list(values["q"], values["family"], values["attention"], values["modality"], values["sort"])
+    )
+    importable = None
+    if values["q"] and not models:
+        try:
+            importable = parse_hub_id(values["q"])
+        except InvalidHubId:
+            importable = None
+    context = {
+        "models": models,
+        "query": values,
+        "choices": selectors.filter_choices(),
+        "importable": importable,
+        "query_errors": sorted(form.errors),
+    }
+    template = "models_catalog/_model_rows.html" if request.htmx else "models_catalog/list.html"
+    return render(request, template, context)
+
+
+@require_GET
+def model_detail(request: HttpRequest, org: str, name: str) -> HttpResponse:
+    try:
+        hub_id = parse_hub_id(f"{org}/{name}")
+    except InvalidHubId as exc:
+        return _unknown(request, f"{org}/{name}", None, str(exc))
+    model = selectors.model_by_hub_id(hub_id)
+    if model is None:
+        return _unknown(request, hub_id.value, hub_id, "")
+    if model.hub_id != hub_id.value:
+        return redirect(model, permanent=True)
+    return render(request, "models_catalog/model.html", {"facts": selectors.model_facts(model)})
+
+
+def _unknown(request: HttpRequest, typed: str, hub_id: HubId | None, error: str) -> HttpResponse:
+    context = {
+        "typed": typed,
+        "hub_id": hub_id,
+        "error": error,
+        "matches": selectors.close_matches(typed),
+        "pending": selectors.import_request_for(hub_id) if hub_id else None,
+    }
+    return render(request, "models_catalog/unknown.html", context, status=404)
+
+
+@require_POST
+def import_start(request: HttpRequest) -> HttpResponse:
+    form = HubIdForm(request.POST)
+    if not form.is_valid():
+        typed = request.POST.get("hub_id", "")[:200]
+        context = {
+            "typed": typed,
+            "hub_id": None,
+            "error": "; ".join(form.errors.get("hub_id", [])),
+            "matches": selectors.close_matches(typed),
+            "pending": None,
+        }
+        return render(request, "models_catalog/unknown.html", context, status=400)
+    hub_id: HubId = form.cleaned_data["hub_id"]
+    existing = selectors.model_by_hub_id(hub_id)
+    if existing is not None:
+        return redirect(existing)
+    try:
+        services.import_request_start(hub_id, client_key=request.META.get("REMOTE_ADDR", ""))
+    except services.ImportsThrottled as exc:
+        return render(request, "models_catalog/throttled.html", {"hub_id": hub_id, "reason": str(exc)}, status=429)
+    return redirect("models_catalog:import_status", org=hub_id.org, name=hub_id.name)
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def import_status(request: HttpRequest, org: str, name: str) -> HttpResponse:
+    try:
+        hub_id = parse_hub_id(f"{org}/{name}")
+    except InvalidHubId as exc:
+        return _unknown(request, f"{org}/{name}", None, str(exc))
+    pending = selectors.import_request_for(hub_id)
+    model = selectors.model_by_hub_id(hub_id)
+    if pending is None and model is None:
+        return _unknown(request, hub_id.value, hub_id, "")
+    context = {"hub_id": hub_id, "pending": pending, "facts": selectors.model_facts(model) if model else None}
+    template = "models_catalog/_import_status.html" if request.htmx else "models_catalog/import.html"
+    response = render(request, template, context)
+    response["Cache-Control"] = "no-store"
+    return response
