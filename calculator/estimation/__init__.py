@@ -1,13 +1,81 @@
 """The estimation core: memory, fit, speed and cost. Pure Python, no Django."""
 
-from .fit import FILL_FRACTION, MAX_GPUS_PER_NODE, Fit, GpuLike, fit, gpus_needed, nodes_needed
+from .cost import (
+    HOURS_PER_MONTH,
+    ApiPrice,
+    BreakEven,
+    TrafficMix,
+    api_cost_per_million_output,
+    break_even,
+    cost_per_hour,
+    cost_per_million_tokens,
+    cost_per_month,
+)
+from .engines import ENGINES, KV_DTYPES, EngineProfile, KvDtype, get_engine, get_kv_dtype
+from .fit import (
+    FILL_FRACTION,
+    MAX_GPUS_PER_NODE,
+    AppleFit,
+    Fit,
+    GpuLike,
+    apple_fit,
+    fit,
+    gpus_needed,
+    nodes_needed,
+    tensor_parallel_size,
+    usable_bytes,
+)
+from .inverse import max_concurrency, max_context
+from .memory import estimate, weights_only_bytes
+from .precision import PAGE_PRECISIONS, PRECISIONS, Precision, get_precision
+from .speed import SpeedEstimate, decode_bytes_per_step, speed
+from .workload import GB, GIB, MODES, OPTIMIZERS, Breakdown, Mode, Optimizer, Term, Workload
 
 __all__ = [
+    "ENGINES",
     "FILL_FRACTION",
+    "GB",
+    "GIB",
+    "HOURS_PER_MONTH",
+    "KV_DTYPES",
     "MAX_GPUS_PER_NODE",
+    "MODES",
+    "OPTIMIZERS",
+    "PAGE_PRECISIONS",
+    "PRECISIONS",
+    "ApiPrice",
+    "AppleFit",
+    "BreakEven",
+    "Breakdown",
+    "EngineProfile",
     "Fit",
     "GpuLike",
+    "KvDtype",
+    "Mode",
+    "Optimizer",
+    "Precision",
+    "SpeedEstimate",
+    "Term",
+    "TrafficMix",
+    "Workload",
+    "api_cost_per_million_output",
+    "apple_fit",
+    "break_even",
+    "cost_per_hour",
+    "cost_per_million_tokens",
+    "cost_per_month",
+    "decode_bytes_per_step",
+    "estimate",
     "fit",
+    "get_engine",
+    "get_kv_dtype",
+    "get_precision",
     "gpus_needed",
+    "max_concurrency",
+    "max_context",
     "nodes_needed",
+    "speed",
+    "tensor_parallel_size",
+    "usable_bytes",
+    "weights_only_bytes",
 ]

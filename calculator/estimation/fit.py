@@ -7,6 +7,7 @@ node; a need beyond that takes several nodes. Memory sizes are decimal bytes (GB
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Protocol
 
 FILL_FRACTION = 0.9
@@ -80,4 +81,75 @@ def fit(total_bytes: int, gpu: GpuLike) -> Fit:
         fits_one_gpu=count == 1,
         fits_one_node=count <= MAX_GPUS_PER_NODE,
         headroom_bytes=usable_bytes(memory) * count - total_bytes,
+    )
+
+
+def tensor_parallel_size(count: int, attention_heads: int, kv_heads: int) -> int | None:
+    """The smallest tensor-parallel degree ≥ ``count`` (within one node) that splits the attention heads evenly.
+
+    vLLM and SGLang require the query heads to divide by the TP degree, and KV heads either to divide by it or
+    to divide it (they are replicated beyond that, memory-methodology §3.1). ``None``: no such degree within a
+    node; the model then needs pipeline parallelism or several nodes."""
+    heads = max(1, attention_heads)
+    kv = max(1, kv_heads)
+    for tp in range(max(1, count), MAX_GPUS_PER_NODE + 1):
+        if heads % tp == 0 and (kv % tp == 0 or tp % kv == 0):
+            return tp
+    return None
+
+
+# macOS's default GPU working set (Metal recommendedMaxWorkingSetSize) as a share of RAM, from the data points
+# memory-methodology §4.5 collects (issue-thread reports, not an Apple spec): ~0.67–0.74 at 16 GB, ~0.74 at 24 GB,
+# ~0.84 at 128 GB. Between the points the share is interpolated; this is an estimate and pages say so.
+APPLE_DEFAULT_GPU_SHARE_POINTS: tuple[tuple[int, float], ...] = ((16, 0.705), (24, 0.74), (128, 0.84))
+# What raising iogpu.wired_limit_mb must leave to macOS itself (estimated: the 128 GiB example in §4.5 raised
+# the limit to 112 GiB, leaving 16 GiB; we keep at least 8 GiB and an eighth of RAM up to that example).
+APPLE_MIN_SYSTEM_RESERVE_BYTES = 8 * 2**30
+
+
+def apple_default_gpu_share(ram_gb: float) -> float:
+    points = APPLE_DEFAULT_GPU_SHARE_POINTS
+    if ram_gb <= points[0][0]:
+        return points[0][1]
+    for (low_gb, low_share), (high_gb, high_share) in pairwise(points):
+        if ram_gb <= high_gb:
+            return low_share + (high_share - low_share) * (ram_gb - low_gb) / (high_gb - low_gb)
+    return points[-1][1]
+
+
+@dataclass(frozen=True, slots=True)
+class AppleFit:
+    ram_bytes: int
+    default_limit_bytes: int  # GPU working set macOS allows out of the box (estimated share of RAM)
+    fits_default: bool
+    max_raised_limit_bytes: int  # the most the wired limit can sensibly be raised to
+    fits_after_raise: bool
+    wired_limit_mb: int | None  # value for `sudo sysctl iogpu.wired_limit_mb=…` when raising is needed and helps
+    command: str | None
+
+
+def apple_fit(total_bytes: int, ram_bytes: int) -> AppleFit:
+    """Whether ``total_bytes`` fits a Mac with ``ram_bytes`` of unified memory, before and after raising
+    ``iogpu.wired_limit_mb`` (memory-methodology §4.5: mlx-lm's README says above the model, below RAM)."""
+    ram = max(0, int(ram_bytes))
+    default_limit = int(ram * apple_default_gpu_share(ram / 10**9))
+    reserve = max(APPLE_MIN_SYSTEM_RESERVE_BYTES, ram // 8) if ram > 0 else 0
+    raised_max = max(default_limit, ram - reserve)
+    fits_default = total_bytes <= default_limit
+    fits_raised = total_bytes <= raised_max
+    wired_mb: int | None = None
+    command: str | None = None
+    if not fits_default and fits_raised:
+        # the limit is in MiB (2^20 bytes); round up to the next whole GiB above the need, capped at the maximum
+        need_mb = -(-total_bytes // 2**20)
+        wired_mb = min(-(-need_mb // 1024) * 1024, raised_max // 2**20)
+        command = f"sudo sysctl iogpu.wired_limit_mb={wired_mb}"
+    return AppleFit(
+        ram_bytes=ram,
+        default_limit_bytes=default_limit,
+        fits_default=fits_default,
+        max_raised_limit_bytes=raised_max,
+        fits_after_raise=fits_raised,
+        wired_limit_mb=wired_mb,
+        command=command,
     )

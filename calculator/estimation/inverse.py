@@ -1,0 +1,59 @@
+"""The inverse questions: the longest context, or the most parallel requests, that fit on given hardware."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from models_catalog.architecture import ModelSpec
+
+from .fit import GpuLike, usable_bytes
+from .memory import estimate
+from .workload import Mode, Workload
+
+MAX_CONTEXT_SEARCHED = 1 << 24  # 16M tokens: beyond any released model
+MAX_CONCURRENCY_SEARCHED = 1 << 16
+
+
+def _budget(hardware: GpuLike, gpu_count: int) -> int:
+    return usable_bytes(int(hardware.memory_bytes)) * max(1, gpu_count)
+
+
+def _largest(fits, low: int, high: int) -> int:
+    """Largest n in [low, high] with fits(n), assuming fits is monotone (true then false); low - 1 if none."""
+    if not fits(low):
+        return low - 1
+    if fits(high):
+        return high
+    while high - low > 1:
+        mid = (low + high) // 2
+        if fits(mid):
+            low = mid
+        else:
+            high = mid
+    return low
+
+
+def max_context(spec: ModelSpec, workload: Workload, hardware: GpuLike, gpu_count: int = 1) -> int:
+    """Longest context per request (tokens) that fits ``gpu_count`` GPUs at 90 % fill with the workload's
+    concurrency; capped at the model's own context limit when known; 0 when not even one token fits."""
+    if workload.mode is not Mode.INFERENCE:
+        workload = replace(workload, mode=Mode.INFERENCE)
+    budget = _budget(hardware, gpu_count)
+    cap = spec.max_context if spec.max_context and spec.max_context > 0 else MAX_CONTEXT_SEARCHED
+
+    def fits(context: int) -> bool:
+        return estimate(spec, replace(workload, context=context)).total_bytes <= budget
+
+    return max(0, _largest(fits, 1, cap))
+
+
+def max_concurrency(spec: ModelSpec, workload: Workload, hardware: GpuLike, gpu_count: int = 1) -> int:
+    """Most parallel requests of the workload's context that fit ``gpu_count`` GPUs at 90 % fill; 0 if none."""
+    if workload.mode is not Mode.INFERENCE:
+        workload = replace(workload, mode=Mode.INFERENCE)
+    budget = _budget(hardware, gpu_count)
+
+    def fits(concurrency: int) -> bool:
+        return estimate(spec, replace(workload, concurrency=concurrency)).total_bytes <= budget
+
+    return max(0, _largest(fits, 1, MAX_CONCURRENCY_SEARCHED))
