@@ -56,7 +56,8 @@ def mla_elements(engine: EngineProfile, group: LayerGroup, heads: int, head_dim:
     if engine.mla_cache == "latent_plus_value":
         return latent + group.latent_dim  # llama.cpp allocates K (latent + rope) and V (latent)
     if engine.mla_cache == "decompressed":
-        return heads * (2 * head_dim + group.rope_dim)  # HF: per-head K (nope + rope) and V
+        # HF: per-head K (head_dim = nope + rope) and V (v_head_dim, equal to the nope width in DeepSeek/GLM)
+        return heads * (2 * head_dim - group.rope_dim)
     return latent
 
 

@@ -1,0 +1,133 @@
+"""KV-cache sizes engines report, recomputed exactly from the recorded configs.
+
+Every reported figure is quoted in docs/memory-methodology.md (section in each test); SOURCES.md tabulates them.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from calculator.estimation import GIB, Workload, estimate
+from tests.calculator.estimation_specs import hub_spec
+
+MIB = 2**20
+
+
+def kv_per_token(hub_id: str, engine: str, kv_dtype: str = "fp16") -> float:
+    spec = hub_spec(hub_id)
+    one = estimate(spec, Workload(engine=engine, kv_dtype=kv_dtype, context=4096)).bytes_of("kv_cache")
+    return one / 4096
+
+
+def test_llama_31_8b_caches_128_kib_per_token_in_vllm():
+    # §3.1 worked example: 32 · 2 · 8 · 128 · 2 = 131,072 B per token
+    assert kv_per_token("meta-llama/Llama-3.1-8B-Instruct", "vllm") == 131_072
+
+
+def test_llama_31_8b_kv_self_size_at_131072_context_is_16_gib_in_llama_cpp():
+    # llama.cpp's `KV self size` for n_ctx 131072, f16 K and V: 128 KiB/token × 131,072 = 16,384 MiB (§3.1, §3.7)
+    spec = hub_spec("meta-llama/Llama-3.1-8B-Instruct")
+    breakdown = estimate(spec, Workload(engine="llama.cpp", context=131_072))
+    assert breakdown.bytes_of("kv_cache") == 16 * GIB
+
+
+def test_llama_31_8b_vllm_kv_budget_holds_420905_tokens():
+    # §4.1: 51.38 GiB of KV memory / 128 KiB per token = 420,905 tokens on H100
+    per_token = kv_per_token("meta-llama/Llama-3.1-8B-Instruct", "vllm")
+    assert round(51.38 * GIB / per_token) == 420_905
+
+
+def test_qwen3_32b_needs_256_kib_per_token_so_16000_fits_in_445_gib_and_32000_does_not():
+    # §4.1: Qwen3-32B on H100 had 4.45 GiB for KV; 4.45 GiB / 256 KiB = 18,227 tokens
+    spec = hub_spec("Qwen/Qwen3-32B")
+    assert kv_per_token("Qwen/Qwen3-32B", "vllm") == 256 * 1024
+    for context, fits in ((16_000, True), (32_000, False)):
+        kv = estimate(spec, Workload(context=context)).bytes_of("kv_cache")
+        assert (kv <= 4.45 * GIB) is fits
+
+
+@pytest.mark.parametrize(
+    ("engine", "bytes_per_token"),
+    [
+        ("vllm", 70_272),  # latent 512 + rope 64, one "head", no factor 2 (§3.2)
+        ("sglang", 70_272),  # cell_size = (kv_lora_rank + qk_rope_head_dim) · layers · 2 (§3.2)
+        ("mlx", 70_272),  # kv_latent + k_pe (§3.2)
+        ("llama.cpp", 132_736),  # K 576 and V 512 both allocated (§3.2)
+        ("transformers", 4_997_120),  # decompressed K 192 and V 128 for 128 heads (§3.2)
+    ],
+)
+def test_deepseek_v3_mla_cache_per_token_matches_each_engine(engine, bytes_per_token):
+    assert kv_per_token("deepseek-ai/DeepSeek-V3", engine) == bytes_per_token
+
+
+def test_deepseek_v3_fp8_mla_halves_the_latent_cache():
+    # §3.2: "FP8 MLA: 1 B/element ⇒ 35,136 B/token for V3"
+    assert kv_per_token("deepseek-ai/DeepSeek-V3", "vllm", "fp8") == 35_136
+
+
+def test_deepseek_v32_sparse_attention_caches_48068_bytes_per_token_in_vllm():
+    # §3.3: 61 × (656 B fp8_ds_mla + 132 B lightning-indexer key) = 48,068 B per token
+    assert kv_per_token("deepseek-ai/DeepSeek-V3.2", "vllm", "fp8") == 48_068
+
+
+def test_mla_cache_does_not_shrink_with_tensor_parallelism():
+    # §3.2: vLLM's MLA num_kv_heads is 1 for any TP degree, so each rank holds the whole latent
+    spec = hub_spec("deepseek-ai/DeepSeek-V3")
+    one = estimate(spec, Workload(tensor_parallel=1)).bytes_of("kv_cache")
+    eight = estimate(spec, Workload(tensor_parallel=8)).bytes_of("kv_cache")
+    assert eight == 8 * one
+
+
+def test_gqa_kv_heads_replicate_once_tensor_parallel_exceeds_them():
+    # §3.1: per-GPU KV heads = max(1, K // tp); Qwen3-Next has K = 2
+    spec = hub_spec("Qwen/Qwen3-Next-80B-A3B-Instruct")
+    two = estimate(spec, Workload(tensor_parallel=2)).bytes_of("kv_cache")
+    eight = estimate(spec, Workload(tensor_parallel=8)).bytes_of("kv_cache")
+    assert eight == 4 * two
+
+
+def test_qwen3_next_grows_24_kib_per_token_from_its_12_full_attention_layers():
+    # §3.5: 12 × 2 × 2 × 256 × 2 B = 24 KiB/token
+    assert kv_per_token("Qwen/Qwen3-Next-80B-A3B-Instruct", "vllm") == 24 * 1024
+
+
+@pytest.mark.parametrize(("engine", "mib_per_sequence"), [("llama.cpp", 75.4), ("vllm", 73.7)])
+def test_qwen3_next_linear_state_per_sequence(engine, mib_per_sequence):
+    # §3.5: 36 linear layers × (conv 24,576 + SSM 524,288 elements); llama.cpp F32, vLLM bf16 conv + fp32 SSM
+    spec = hub_spec("Qwen/Qwen3-Next-80B-A3B-Instruct")
+    state = estimate(spec, Workload(engine=engine, concurrency=3)).bytes_of("linear_state")
+    assert round(state / 3 / MIB, 1) == mib_per_sequence
+
+
+def test_gpt_oss_sliding_layers_budget_window_plus_batched_tokens_in_vllm():
+    # §3.4: vLLM budgets cdiv(min(window − 1 + max_num_batched_tokens, max_model_len), 16) + 1 blocks per SWA
+    # layer; gpt-oss window 128 and 8192 batched tokens → 8,320 tokens, not the full 65,536
+    spec = hub_spec("openai/gpt-oss-20b")
+    context = 65_536
+    kv = estimate(spec, Workload(context=context)).bytes_of("kv_cache")
+    per_layer_token = 8 * (64 + 64) * 2
+    sliding_cells = (-(-(128 - 1 + 8192) // 16) + 1) * 16
+    assert kv == 12 * per_layer_token * context + 12 * per_layer_token * sliding_cells
+
+
+def test_gemma3_sliding_layers_are_capped_at_the_window_in_mlx():
+    # §3.4: mlx-lm uses RotatingKVCache(max_size = sliding_window) for local layers
+    spec = hub_spec("google/gemma-3-27b-it")
+    kv = estimate(spec, Workload(engine="mlx", context=32_768)).bytes_of("kv_cache")
+    per_layer_token = 16 * (128 + 128) * 2
+    assert kv == 10 * per_layer_token * 32_768 + 52 * per_layer_token * 1024
+
+
+@pytest.mark.parametrize(("kv_dtype", "bytes_per_element"), [("q8_0", 34 / 32), ("q4_0", 18 / 32)])
+def test_llama_cpp_quantized_kv_uses_real_block_sizes(kv_dtype, bytes_per_element):
+    # §3.6: q8_0 34 B per 32 values, q4_0 18 B per 32
+    assert kv_per_token("meta-llama/Llama-3.1-8B-Instruct", "llama.cpp", kv_dtype) == 32 * 2 * 8 * 128 * (
+        bytes_per_element
+    )
+
+
+def test_llama_cpp_splits_context_over_parallel_sequences_padded_to_256():
+    # §3.7: total cells = n_ctx (context × parallel), each sequence padded to 256
+    spec = hub_spec("meta-llama/Llama-3.1-8B-Instruct")
+    kv = estimate(spec, Workload(engine="llama.cpp", context=1000, concurrency=3)).bytes_of("kv_cache")
+    assert kv == 131_072 * 1024 * 3

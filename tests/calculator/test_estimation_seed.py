@@ -1,0 +1,127 @@
+"""The seed page's figures (design.md "Seed figures"), exactly as the seed rounds them (whole GB = 10^9 bytes)."""
+
+from __future__ import annotations
+
+import pytest
+
+from calculator.estimation import GB, Mode, Workload, estimate, gpus_needed, nodes_needed
+from tests.calculator.estimation_specs import (
+    GLM_53_FLASH_ACTIVE,
+    GLM_53_FLASH_PARAMS,
+    glm_53_flash_as_seed_counts,
+    hub_spec,
+)
+
+SEED_ROWS = [
+    # precision, weights GB, overhead GB, total GB (seed 000, "Speicher nach Genauigkeit" and the FAQ)
+    ("fp16", 643, 65, 708),
+    ("int8", 337, 35, 373),
+    ("int4", 169, 18, 187),
+]
+
+
+def whole_gb(value: int) -> int:
+    return round(value / GB)
+
+
+@pytest.fixture(scope="module")
+def glm_from_config():
+    return hub_spec("zai-org/GLM-5.3-Flash", total=GLM_53_FLASH_PARAMS, active=GLM_53_FLASH_ACTIVE)
+
+
+def test_default_workload_is_the_reference_page_state():
+    workload = Workload()
+    assert (workload.mode, workload.precision, workload.context, workload.concurrency) == (
+        Mode.INFERENCE,
+        "fp16",
+        8192,
+        1,
+    )
+    assert (workload.engine, workload.kv_dtype) == ("vllm", "fp16")
+
+
+def test_seed_kv_count_is_45_latent_layers_of_512_at_8k():
+    breakdown = estimate(glm_53_flash_as_seed_counts())
+    assert breakdown.kv_cache_bytes == 45 * 512 * 8192 * 2
+    assert round(breakdown.kv_cache_bytes / GB, 2) == 0.38
+
+
+@pytest.mark.parametrize(("precision", "weights_gb", "overhead_gb", "total_gb"), SEED_ROWS)
+def test_seed_method_fed_the_seed_kv_reproduces_the_seed_table(precision, weights_gb, overhead_gb, total_gb):
+    breakdown = estimate(glm_53_flash_as_seed_counts(), Workload(precision=precision))
+    assert whole_gb(breakdown.weights_bytes) == weights_gb
+    assert whole_gb(breakdown.overhead_bytes) == overhead_gb
+    assert whole_gb(breakdown.total_bytes) == total_gb
+    assert breakdown.activations_bytes == 0
+
+
+@pytest.mark.parametrize(("precision", "weights_gb", "overhead_gb", "total_gb"), SEED_ROWS)
+def test_config_based_kv_changes_only_the_int8_total(glm_from_config, precision, weights_gb, overhead_gb, total_gb):
+    breakdown = estimate(glm_from_config, Workload(precision=precision))
+    assert whole_gb(breakdown.weights_bytes) == weights_gb
+    assert whole_gb(breakdown.overhead_bytes) == overhead_gb
+    expected_total = 372 if precision == "int8" else total_gb
+    assert whole_gb(breakdown.total_bytes) == expected_total
+
+
+def test_config_based_kv_counts_11_mla_layers_indexer_and_34_linear_states(glm_from_config):
+    breakdown = estimate(glm_from_config)
+    # 11 NoPE-MLA layers × 512 latent × 2 B, plus the DSA indexer key (128 fp8 + one fp32 scale), per token
+    assert breakdown.bytes_of("kv_cache") == 11 * (512 * 2 + 128 + 4) * 8192
+    # 34 KDA layers: conv state (kernel 4 − 1) × 3 × 64 × 128 in bf16 + 64 × 128 × 128 recurrent state in fp32
+    assert breakdown.bytes_of("linear_state") == 34 * (3 * 3 * 64 * 128 * 2 + 64 * 128 * 128 * 4)
+    assert breakdown.kv_cache_bytes < 45 * 512 * 8192 * 2
+
+
+@pytest.mark.parametrize(
+    ("memory_gb", "expected"),
+    [(192, 5), (141, 6), (288, 3), (180, 5), (80, 10), (48, 17), (24, 33)],
+)
+def test_fp16_gpus_needed_match_the_seed(glm_from_config, memory_gb, expected):
+    total = estimate(glm_from_config).total_bytes
+    assert gpus_needed(total, memory_gb * GB) == expected
+
+
+def test_80_48_and_24_gb_cards_need_several_nodes(glm_from_config):
+    total = estimate(glm_from_config).total_bytes
+    assert [nodes_needed(gpus_needed(total, gb * GB)) for gb in (80, 48, 24)] == [2, 3, 5]
+    assert nodes_needed(gpus_needed(total, 192 * GB)) == 1
+
+
+def test_int8_needs_3_mi300x_and_int4_needs_5_a40(glm_from_config):
+    int8 = estimate(glm_from_config, Workload(precision="int8")).total_bytes
+    int4 = estimate(glm_from_config, Workload(precision="int4")).total_bytes
+    assert gpus_needed(int8, 192 * GB) == 3
+    assert gpus_needed(int4, 48 * GB) == 5
+
+
+def test_full_fine_tuning_is_16_bytes_per_parameter_plus_activations_and_overhead(glm_from_config):
+    breakdown = estimate(glm_from_config, Workload(mode=Mode.FULL))
+    states = breakdown.bytes_of("weights", "gradients", "optimizer")
+    assert states == 16 * GLM_53_FLASH_PARAMS
+    # seed: 5,661 GB; ours differs only by the activation estimate (see SOURCES.md)
+    assert abs(whole_gb(breakdown.total_bytes) - 5661) <= 0.01 * 5661
+
+
+def test_lora_keeps_16_bit_weights_and_adds_small_adapters(glm_from_config):
+    breakdown = estimate(glm_from_config, Workload(mode=Mode.LORA))
+    assert breakdown.bytes_of("weights") == 2 * GLM_53_FLASH_PARAMS
+    assert 0 < breakdown.bytes_of("adapters") < 0.001 * breakdown.total_bytes
+    assert breakdown.bytes_of("gradients") == breakdown.bytes_of("adapters")
+    assert breakdown.bytes_of("optimizer") == 2 * breakdown.bytes_of("adapters")
+
+
+def test_qlora_base_is_nf4_with_wide_tensors_in_fp32(glm_from_config):
+    qlora = estimate(glm_from_config, Workload(mode=Mode.QLORA))
+    lora = estimate(glm_from_config, Workload(mode=Mode.LORA))
+    assert 0.25 < qlora.bytes_of("weights") / lora.bytes_of("weights") < 0.28
+    assert qlora.total_bytes < lora.total_bytes
+
+
+def test_every_term_explains_itself_in_english_and_german(glm_from_config):
+    for mode in Mode:
+        for term in estimate(glm_from_config, Workload(mode=mode)).terms:
+            assert term.formula_en and term.formula_de
+            assert term.formula_en != term.formula_de
+            assert term.label_en and term.label_de
+            assert term.inputs
