@@ -298,6 +298,9 @@ def build(config: Mapping[str, Any], external: Any) -> dict[str, Any]:
             f"The checkpoint stores {counts.mtp / 1e9:.2f} B parameters of multi-token-prediction layers; "
             "engines skip them unless MTP speculative decoding is on."
         )
+    if reader.flag("mhc"):
+        notes.append("The hyper-connection (mHC) mixing parameters are not counted (the config does not size them).")
+        estimated.append("components.other")
     if family == "generic":
         notes.append(f"Unknown architecture {model_type!r}: read as a standard decoder-only transformer.")
         estimated += ["family", "layer_groups"]

@@ -238,14 +238,12 @@ def count(d: Dims, attention: tuple[str, ...], mlp: tuple[str, ...]) -> Counts:
 def _mtp_layer(d: Dims, attention: tuple[str, ...], mlp: tuple[str, ...]) -> int:
     """One next-token-prediction module: a decoder layer like the last one, plus its input projection."""
     h = d.hidden
-    attn_kind = next((kind for kind in reversed(attention) if kind not in (lay.SLIDING, lay.CHUNKED)), lay.FULL)
-    if attn_kind in (lay.GATED_DELTANET, lay.KDA, lay.MAMBA, lay.MAMBA2, lay.LIGHTNING, lay.CROSS):
-        attn_kind = lay.FULL
+    attn_kind = next((kind for kind in reversed(attention) if kind in (lay.FULL, lay.MLA, lay.MLA_INDEXED)), lay.FULL)
     mlp_kind = mlp[-1] if mlp else lay.DENSE
     scratch = Counts()
     params, norms = _attention(d, attn_kind, 1)
     _mlp(d, mlp_kind, 1, scratch)
-    d.linears.append(Linear(h, 2 * h, 1))  # eh_proj
+    # eh_proj stays in high precision in DeepSeek-V3's FP8 release (the Hub total matches only without its scales)
     layer = params + norms + d.norms_per_layer * h
     layer += scratch.dense_mlp + scratch.routed_experts + scratch.shared_experts + scratch.router
     # enorm + hnorm + eh_proj (2h → h) + the module's final norm
