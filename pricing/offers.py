@@ -86,13 +86,13 @@ class OfferRecord:
 
 
 def normalise_gpu_counts(counts: object) -> tuple[int, ...]:
-    """Sorted, de-duplicated positive GPU counts (``None`` = unknown → ``()``); ``ValueError`` otherwise."""
-    if counts is None:
+    """Sorted, de-duplicated positive GPU counts (``None`` or ``[]`` = unknown → ``()``); else ``ValueError``."""
+    if counts is None or (isinstance(counts, list | tuple) and not counts):
         return ()
     if isinstance(counts, int) and not isinstance(counts, bool):
         counts = (counts,)
-    if not isinstance(counts, list | tuple) or not counts:
-        raise ValueError(f"GPU counts must be a non-empty list of integers, got {counts!r}")
+    if not isinstance(counts, list | tuple):
+        raise ValueError(f"GPU counts must be a list of integers, got {counts!r}")
     result = set()
     for count in counts:
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:

@@ -7,8 +7,10 @@ reserved terms are read.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -46,21 +48,53 @@ INSTANCE_TYPES: dict[str, tuple[str, int]] = {
 }
 
 
+REGION = "us-east-1"
+SERVICE = "pricing"
+TARGET = "AWSPriceListService.GetProducts"
+
+
+def _hmac(key: bytes, message: str) -> bytes:
+    return hmac.new(key, message.encode(), hashlib.sha256).digest()
+
+
+def signed_headers(body: bytes, access_key: str, secret_key: str, now: datetime) -> dict[str, str]:
+    """AWS Signature Version 4 headers for one GetProducts POST (docs.aws.amazon.com, "Signing AWS API
+    requests"): canonical request → string to sign → HMAC chain date/region/service → signature."""
+    host = INFO.endpoint.removeprefix("https://")
+    amz_date = now.strftime("%Y%m%dT%H%M%SZ")
+    day = now.strftime("%Y%m%d")
+    canonical_headers = f"host:{host}\nx-amz-date:{amz_date}\nx-amz-target:{TARGET}\n"
+    header_names = "host;x-amz-date;x-amz-target"
+    canonical_request = "\n".join(["POST", "/", "", canonical_headers, header_names, hashlib.sha256(body).hexdigest()])
+    scope = f"{day}/{REGION}/{SERVICE}/aws4_request"
+    to_sign = "\n".join(["AWS4-HMAC-SHA256", amz_date, scope, hashlib.sha256(canonical_request.encode()).hexdigest()])
+    key = _hmac(_hmac(_hmac(_hmac(f"AWS4{secret_key}".encode(), day), REGION), SERVICE), "aws4_request")
+    signature = hmac.new(key, to_sign.encode(), hashlib.sha256).hexdigest()
+    return {
+        "X-Amz-Date": amz_date,
+        "X-Amz-Target": TARGET,
+        "Content-Type": "application/x-amz-json-1.1",
+        "Authorization": (
+            f"AWS4-HMAC-SHA256 Credential={access_key}/{scope}, SignedHeaders={header_names}, Signature={signature}"
+        ),
+    }
+
+
 def fetch(client: httpx.Client, api_key: str | None) -> bytes:
-    # The Price List API needs SigV4 signing; the deployment supplies a signed-request proxy URL or credentials
-    # through PRICING_AWS_CREDENTIALS. Without them the refresh records a failure and keeps the last good prices.
-    if not api_key:
-        raise PermissionError("AWS price refresh needs PRICING_AWS_CREDENTIALS")
+    """``api_key`` is ``ACCESS_KEY_ID:SECRET_ACCESS_KEY`` of an IAM user allowed ``pricing:GetProducts``."""
+    if not api_key or ":" not in api_key:
+        raise PermissionError("AWS price refresh needs PRICING_AWS_CREDENTIALS as ACCESS_KEY_ID:SECRET_ACCESS_KEY")
+    access_key, secret_key = api_key.split(":", 1)
     items: list[str] = []
     token = None
     while True:
-        body: dict[str, Any] = {
+        request: dict[str, Any] = {
             "ServiceCode": "AmazonEC2",
             "FormatVersion": "aws_v1",
             "MaxResults": 100,
             "Filters": [
                 {"Type": "ANY_OF", "Field": "instanceType", "Value": ",".join(INSTANCE_TYPES)},
-                {"Type": "TERM_MATCH", "Field": "regionCode", "Value": "us-east-1"},
+                {"Type": "TERM_MATCH", "Field": "regionCode", "Value": REGION},
                 {"Type": "TERM_MATCH", "Field": "operatingSystem", "Value": "Linux"},
                 {"Type": "TERM_MATCH", "Field": "tenancy", "Value": "Shared"},
                 {"Type": "TERM_MATCH", "Field": "preInstalledSw", "Value": "NA"},
@@ -68,16 +102,10 @@ def fetch(client: httpx.Client, api_key: str | None) -> bytes:
             ],
         }
         if token:
-            body["NextToken"] = token
-        response = client.post(
-            INFO.endpoint,
-            content=json.dumps(body),
-            headers={
-                "X-Amz-Target": "AWSPriceListService.GetProducts",
-                "Content-Type": "application/x-amz-json-1.1",
-                "Authorization": api_key,
-            },
-        )
+            request["NextToken"] = token
+        body = json.dumps(request).encode()
+        headers = signed_headers(body, access_key, secret_key, datetime.now(UTC))
+        response = client.post(INFO.endpoint + "/", content=body, headers=headers)
         response.raise_for_status()
         page = response.json()
         items.extend(page.get("PriceList") or [])

@@ -1,0 +1,19 @@
+"""Load the bundled data a fresh install needs: the GPU table and the shipped dated price snapshot."""
+
+from __future__ import annotations
+
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+
+from pricing.services import gpus_sync, snapshot_dirs
+
+
+class Command(BaseCommand):
+    help = "Load GPUs from pricing/data/gpus.json and the newest shipped snapshot from pricing/data/snapshot/."
+
+    def handle(self, *args, **options) -> None:
+        self.stdout.write(f"{gpus_sync()} GPUs")
+        folders = snapshot_dirs()
+        if not folders:
+            raise CommandError("no shipped snapshot under pricing/data/snapshot/")
+        call_command("refresh_prices", offline=str(folders[0]), stdout=self.stdout, stderr=self.stderr)

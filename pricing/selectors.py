@@ -1,0 +1,176 @@
+"""Selectors: read prices from the database as plain records (``OfferRecord``) and small dataclasses.
+
+The current offers of a provider are those of its latest successful snapshot. They are **stale** when the
+provider's latest refresh failed or came back empty (we kept the last good prices), or when their capture date is
+older than ``PRICING_STALE_AFTER_HOURS``; pages then show them with that date.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+from statistics import median
+
+from django.conf import settings
+from django.db.models import OuterRef, Subquery
+
+from .models import Offer, PriceSnapshot, Provider
+from .offers import OfferRecord
+
+DEFAULT_STALE_AFTER_HOURS = 7 * 24
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderStatus:
+    slug: str
+    name: str
+    website: str
+    has_api: bool
+    last_refresh_at: datetime | None
+    last_outcome: str | None
+    last_error: str
+    last_good_at: datetime | None  # the latest refresh that confirmed prices (new or unchanged)
+    offer_count: int
+    stale: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PricePoint:
+    day: date
+    median_usd: Decimal  # per GPU-hour, over that day's offers
+    cheapest_usd: Decimal
+    offer_count: int
+
+
+def _stale_after() -> timedelta:
+    return timedelta(hours=int(getattr(settings, "PRICING_STALE_AFTER_HOURS", DEFAULT_STALE_AFTER_HOURS)))
+
+
+def _latest(outcomes: Iterable[str] | None, column: str) -> Subquery:
+    snapshots = PriceSnapshot.objects.filter(provider=OuterRef("pk"))
+    if outcomes is not None:
+        snapshots = snapshots.filter(outcome__in=list(outcomes))
+    return Subquery(snapshots.order_by("-captured_at", "-id").values(column)[:1])
+
+
+def _providers_with_latest():
+    good = [PriceSnapshot.Outcome.SUCCESS, PriceSnapshot.Outcome.UNCHANGED]
+    return Provider.objects.annotate(
+        success_id=_latest([PriceSnapshot.Outcome.SUCCESS], "id"),
+        last_outcome=_latest(None, "outcome"),
+        last_at=_latest(None, "captured_at"),
+        last_error=_latest(None, "error"),
+        good_at=_latest(good, "captured_at"),
+    )
+
+
+def provider_statuses(now: datetime | None = None) -> list[ProviderStatus]:
+    now = now or datetime.now(UTC)
+    statuses = []
+    for provider in _providers_with_latest().order_by("name"):
+        count = Offer.objects.filter(snapshot_id=provider.success_id).count() if provider.success_id else 0
+        failing = provider.last_outcome in (PriceSnapshot.Outcome.FAILED, PriceSnapshot.Outcome.EMPTY)
+        old = provider.good_at is None or now - provider.good_at > _stale_after()
+        statuses.append(
+            ProviderStatus(
+                slug=provider.slug,
+                name=provider.name,
+                website=provider.website,
+                has_api=provider.has_api,
+                last_refresh_at=provider.last_at,
+                last_outcome=provider.last_outcome,
+                last_error=provider.last_error or "",
+                last_good_at=provider.good_at,
+                offer_count=count,
+                stale=bool(count) and (failing or old),
+            )
+        )
+    return statuses
+
+
+def _record(offer: Offer, as_of: datetime, stale: bool) -> OfferRecord:
+    return OfferRecord(
+        provider_slug=offer.provider.slug,
+        provider_name=offer.provider.name,
+        gpu_slug=offer.gpu.slug,
+        instance_name=offer.instance_name,
+        gpu_counts=tuple(sorted(int(c) for c in offer.gpu_counts)),
+        price_per_gpu_hour_usd=float(offer.price_per_gpu_hour_usd.normalize()),
+        pricing_kind=offer.pricing_kind,  # type: ignore[arg-type]
+        region=offer.region,
+        captured_at=as_of,
+        url=offer.url,
+        stale=stale,
+        confidence=offer.confidence,  # type: ignore[arg-type]
+        source=offer.source,
+        notes=offer.notes,
+        instance_price_usd=tuple((int(count), float(price)) for count, price in offer.instance_prices_usd),
+        term=offer.term,
+    )
+
+
+def current_offers(
+    *,
+    gpu_slugs: Iterable[str] | None = None,
+    provider_slugs: Iterable[str] | None = None,
+    pricing_kinds: Iterable[str] | None = None,
+    now: datetime | None = None,
+) -> list[OfferRecord]:
+    """Each provider's offers from its latest successful snapshot, with capture date and stale flag."""
+    now = now or datetime.now(UTC)
+    stale_after = _stale_after()
+    providers = _providers_with_latest().filter(success_id__isnull=False)
+    if provider_slugs is not None:
+        providers = providers.filter(slug__in=list(provider_slugs))
+    by_snapshot = {}
+    for provider in providers:
+        failing = provider.last_outcome in (PriceSnapshot.Outcome.FAILED, PriceSnapshot.Outcome.EMPTY)
+        by_snapshot[provider.success_id] = (failing, provider.good_at)
+    offers = Offer.objects.filter(snapshot_id__in=list(by_snapshot)).select_related("provider", "gpu", "snapshot")
+    if gpu_slugs is not None:
+        offers = offers.filter(gpu__slug__in=list(gpu_slugs))
+    if pricing_kinds is not None:
+        offers = offers.filter(pricing_kind__in=list(pricing_kinds))
+    records = []
+    for offer in offers.order_by("price_per_gpu_hour_usd", "provider__name", "instance_name"):
+        failing, good_at = by_snapshot[offer.snapshot_id]
+        # A price read live from an API is re-confirmed by every unchanged refresh after it; a curated or
+        # recorded price stays as old as the day it was seen.
+        live = offer.captured_at == offer.snapshot.captured_at
+        as_of = max(offer.captured_at, good_at) if live and good_at else offer.captured_at
+        records.append(_record(offer, as_of, failing or now - as_of > stale_after))
+    return records
+
+
+def price_history(
+    gpu_slug: str, *, pricing_kinds: Iterable[str] = ("on-demand",), since: date | None = None
+) -> list[PricePoint]:
+    """Median and cheapest per-GPU-hour price per day over every snapshot's offers for one GPU type."""
+    offers = Offer.objects.filter(
+        gpu__slug=gpu_slug,
+        pricing_kind__in=list(pricing_kinds),
+        snapshot__outcome=PriceSnapshot.Outcome.SUCCESS,
+    )
+    if since is not None:
+        offers = offers.filter(captured_at__date__gte=since)
+    by_day: dict[date, dict[tuple, Decimal]] = defaultdict(dict)
+    for captured_at, provider_id, instance, region, term, price in offers.values_list(
+        "captured_at", "provider_id", "instance_name", "region", "term", "price_per_gpu_hour_usd"
+    ):
+        # One price per offer per day, even when several snapshots of that day carry it.
+        by_day[captured_at.astimezone(UTC).date()][(provider_id, instance, region, term)] = price
+    points = []
+    for day in sorted(by_day):
+        prices = sorted(by_day[day].values())
+        points.append(
+            PricePoint(
+                day=day,
+                median_usd=Decimal(median(prices)).quantize(Decimal("0.0001")),
+                cheapest_usd=prices[0],
+                offer_count=len(prices),
+            )
+        )
+    return points
