@@ -126,6 +126,25 @@ CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     # Liveness of the worker path: broker → worker → result backend, every five minutes.
     "health-ping": {"task": "config.tasks.health_ping", "schedule": 300.0},
+    # Prices: one entry per provider API, each refresh its own task (pricing/tasks.py), on the provider's pace.
+    # RunPod: GraphQL gpuTypes, hourly (prices move with stock).
+    "prices-runpod": {"task": "pricing.refresh_provider", "schedule": 3600.0, "args": ("runpod",)},
+    # Vast.ai: marketplace offer search, hourly (a live market; 10 requests/minute limit).
+    "prices-vastai": {"task": "pricing.refresh_provider", "schedule": 3600.0, "args": ("vastai",)},
+    # Lambda: instance-types list prices, every 6 hours.
+    "prices-lambda": {"task": "pricing.refresh_provider", "schedule": 21600.0, "args": ("lambda",)},
+    # TensorDock: v2 locations, every 6 hours (100 requests/minute limit).
+    "prices-tensordock": {"task": "pricing.refresh_provider", "schedule": 21600.0, "args": ("tensordock",)},
+    # AWS: Price List API, daily (list prices change rarely).
+    "prices-aws": {"task": "pricing.refresh_provider", "schedule": 86400.0, "args": ("aws",)},
+    # Azure: Retail Prices API, daily.
+    "prices-azure": {"task": "pricing.refresh_provider", "schedule": 86400.0, "args": ("azure",)},
+    # Google Cloud: Billing Catalog GPU SKUs, daily.
+    "prices-gcp": {"task": "pricing.refresh_provider", "schedule": 86400.0, "args": ("gcp",)},
+    # Vultr: cloud GPU plans, daily.
+    "prices-vultr": {"task": "pricing.refresh_provider", "schedule": 86400.0, "args": ("vultr",)},
+    # Providers without an API: re-read the curated dated offer files daily (one task per provider).
+    "prices-curated": {"task": "pricing.refresh_curated", "schedule": 86400.0},
 }
 
 # --- Internationalisation ---------------------------------------------------------------------------------------
@@ -193,3 +212,26 @@ LOGGING = {
 
 # --- Product ----------------------------------------------------------------------------------------------------
 SITE_NAME = "gpufit"
+
+# --- Pricing ----------------------------------------------------------------------------------------------------
+# Provider API credentials come only from the environment (never committed); a provider whose API needs a key
+# and has none records a failed refresh and keeps its last good prices.
+PRICING_RUNPOD_API_KEY = env_str("PRICING_RUNPOD_API_KEY", "")
+PRICING_VASTAI_API_KEY = env_str("PRICING_VASTAI_API_KEY", "")
+PRICING_LAMBDA_API_KEY = env_str("PRICING_LAMBDA_API_KEY", "")
+PRICING_TENSORDOCK_API_KEY = env_str("PRICING_TENSORDOCK_API_KEY", "")
+PRICING_GCP_API_KEY = env_str("PRICING_GCP_API_KEY", "")
+PRICING_VULTR_API_KEY = env_str("PRICING_VULTR_API_KEY", "")
+PRICING_AWS_CREDENTIALS = env_str("PRICING_AWS_CREDENTIALS", "")  # "ACCESS_KEY_ID:SECRET_ACCESS_KEY"
+PRICING_HTTP_TIMEOUT_SECONDS = env_int("PRICING_HTTP_TIMEOUT_SECONDS", 20)
+# Offers older than this (or whose provider's last refresh failed) are shown as stale, with their capture date.
+PRICING_STALE_AFTER_HOURS = env_int("PRICING_STALE_AFTER_HOURS", 7 * 24)
+
+# --- Catalog ----------------------------------------------------------------------------------------------------
+# The Hugging Face Hub the importer reads (tests point a worker at a local server replaying recorded responses).
+HUB_ENDPOINT = env_str("HUB_ENDPOINT", "https://huggingface.co")
+HUB_TOKEN = env_str("HUB_TOKEN")  # optional: lets the importer read gated repos the token has accepted
+HUB_TIMEOUT_S = env_int("HUB_TIMEOUT_S", 10)
+HUB_MAX_RETRIES = env_int("HUB_MAX_RETRIES", 3)
+# On-demand imports a reader's connection may start per hour.
+CATALOG_IMPORTS_PER_CLIENT_PER_HOUR = env_int("CATALOG_IMPORTS_PER_CLIENT_PER_HOUR", 10)
