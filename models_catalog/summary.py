@@ -11,8 +11,9 @@ from models_catalog.architecture import AttentionKind, ModelSpec, ParamCounts
 
 logger = logging.getLogger(__name__)
 
-# Without these a decoder's memory cannot be computed (read from the config or its text_config).
-REQUIRED_KEYS = ("hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size")
+# Without these a decoder's memory cannot be computed (read from the config or its text_config); other gaps
+# (vocab_size, head_dim, …) ModelSpec fills with marked estimates.
+REQUIRED_KEYS = ("hidden_size", "num_hidden_layers", "num_attention_heads")
 
 
 @dataclass(frozen=True, slots=True)

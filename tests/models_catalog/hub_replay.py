@@ -1,0 +1,92 @@
+"""Replay recorded Hub responses (tests/data/hub/) with respx, or from a local HTTP server for subprocesses."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import respx
+
+RECORDED = Path(__file__).resolve().parent.parent / "data" / "hub"
+ENDPOINT = "https://huggingface.co"
+
+QWEN_SET = (
+    "model_info_Qwen3-30B-A3B",
+    "config_Qwen3-30B-A3B",
+    "quantized_Qwen3-30B-A3B",
+    "model_info_Qwen3-30B-A3B-GGUF",
+    "model_info_Qwen3-30B-A3B-FP8",
+    "model_info_Qwen3-30B-A3B-4bit-mlx",
+)
+
+
+def recording(name: str) -> dict:
+    return json.loads((RECORDED / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def body_bytes(rec: dict) -> bytes:
+    if "json" in rec:
+        return json.dumps(rec["json"]).encode()
+    return rec.get("text", "").encode()
+
+
+def response(name: str) -> httpx.Response:
+    rec = recording(name)
+    return httpx.Response(rec["status"], headers=rec["headers"], content=body_bytes(rec))
+
+
+def mount(router: respx.MockRouter, name: str, endpoint: str = ENDPOINT) -> respx.Route:
+    """Answer the recorded request (by path, and by query where the recording names one) with its response."""
+    rec = recording(name)
+    url = re.compile(re.escape(endpoint + rec["path"]) + r"(\?.*)?$")
+    params = rec.get("query") or None
+    return router.route(method=rec["method"], url=url, params=params).mock(return_value=response(name))
+
+
+class _Handler(BaseHTTPRequestHandler):
+    recordings: list[dict] = []
+
+    def do_GET(self) -> None:
+        parts = urlsplit(self.path)
+        query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+        for rec in self.recordings:
+            wanted = rec.get("query") or {}
+            if rec["path"] == parts.path and all(query.get(k) == v for k, v in wanted.items()):
+                body = body_bytes(rec)
+                self.send_response(rec["status"])
+                for key, value in rec["headers"].items():
+                    self.send_header(key, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return
+        body = b'{"error": "Repository not found"}'
+        self.send_response(404)
+        self.send_header("X-Error-Code", "RepoNotFound")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@contextmanager
+def local_hub(names: tuple[str, ...]) -> Iterator[str]:
+    """A Hub on 127.0.0.1 serving the named recordings; yields its endpoint URL. Unknown paths answer 404."""
+    handler = type("RecordedHub", (_Handler,), {"recordings": [recording(n) for n in names]})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
