@@ -1,0 +1,154 @@
+"""GPU counts, Apple-Silicon fit, tensor-parallel sizes and the inverse questions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+import pytest
+
+from calculator.estimation import (
+    GB,
+    GIB,
+    ApiPrice,
+    TrafficMix,
+    Workload,
+    api_cost_per_million_output,
+    apple_fit,
+    break_even,
+    cost_per_hour,
+    cost_per_million_tokens,
+    cost_per_month,
+    estimate,
+    fit,
+    gpus_needed,
+    max_concurrency,
+    max_context,
+    speed,
+    tensor_parallel_size,
+)
+from tests.calculator.estimation_specs import hub_spec, llama_31_8b
+
+
+@dataclass(frozen=True)
+class Gpu:
+    slug: str
+    name: str
+    memory_bytes: int
+    memory_bandwidth_gbps: float | None = None
+    bf16_dense_tflops: float | None = None
+    fp8_dense_tflops: float | None = None
+
+
+H100 = Gpu("h100-sxm", "NVIDIA H100 SXM 80GB", 80 * GB, 3350, 989, 1979)  # gpus.json h100-sxm
+
+
+def test_gpus_needed_fills_each_gpu_to_90_percent():
+    assert gpus_needed(72 * GB, 80 * GB) == 1
+    assert gpus_needed(72 * GB + 1, 80 * GB) == 2
+    assert gpus_needed(0, 80 * GB) == 1
+
+
+def test_fit_reports_count_nodes_and_headroom():
+    result = fit(700 * GB, H100)
+    assert (result.count, result.nodes, result.fits_one_node) == (10, 2, False)
+    assert result.headroom_bytes == 10 * 72 * GB - 700 * GB
+
+
+def test_tensor_parallel_rounds_up_to_a_divisor_of_the_heads():
+    # 5 GPUs cannot split 64 heads evenly: vLLM needs TP 8
+    assert tensor_parallel_size(5, 64, 64) == 8
+    assert tensor_parallel_size(3, 64, 4) == 4
+    assert tensor_parallel_size(9, 64, 8) is None
+
+
+def test_apple_fit_gives_the_wired_limit_to_set_when_the_default_is_too_small():
+    ram = 128 * GIB
+    need = 117 * GB  # above the default working set (~84 % of 128 GiB, §4.5), below RAM minus macOS's share
+    result = apple_fit(need, ram)
+    assert not result.fits_default and result.fits_after_raise
+    assert result.wired_limit_mb is not None and result.wired_limit_mb * 2**20 >= need
+    assert result.command == f"sudo sysctl iogpu.wired_limit_mb={result.wired_limit_mb}"
+
+
+def test_apple_fit_does_not_suggest_raising_when_nothing_would_fit():
+    result = apple_fit(300 * GB, 128 * GIB)
+    assert not result.fits_after_raise and result.command is None
+
+
+def test_max_context_is_the_largest_that_fits_and_one_more_does_not():
+    spec = llama_31_8b()
+    workload = Workload()
+    best = max_context(spec, workload, H100)
+    assert 0 < best < 131_072 or best == 131_072
+    budget = 72 * GB
+    assert estimate(spec, Workload(context=best)).total_bytes <= budget
+    if best < spec.max_context:
+        assert estimate(spec, Workload(context=best + 1)).total_bytes > budget
+
+
+def test_max_concurrency_answers_how_many_requests_of_a_context_fit():
+    spec = hub_spec("Qwen/Qwen3-32B")
+    workload = Workload(context=16_000)
+    most = max_concurrency(spec, workload, H100, gpu_count=2)
+    assert most >= 1
+    assert estimate(spec, Workload(context=16_000, concurrency=most)).total_bytes <= 2 * 72 * GB
+    assert estimate(spec, Workload(context=16_000, concurrency=most + 1)).total_bytes > 2 * 72 * GB
+
+
+def test_model_that_does_not_fit_has_no_context():
+    assert max_context(hub_spec("deepseek-ai/DeepSeek-V3"), Workload(), H100) == 0
+
+
+def test_decode_speed_is_bandwidth_bound_at_batch_one():
+    result = speed(llama_31_8b(), Workload(context=1024), H100)
+    assert result.bound == "memory"
+    # 16 GB of weights read per token over 3.35 TB/s at 50–80 % efficiency: roughly 100–170 tokens/s
+    assert 90 < result.decode_tokens_per_s_low < result.decode_tokens_per_s_high < 180
+    assert result.prefill_tokens_per_s and result.prefill_tokens_per_s > 1000
+
+
+def test_moe_decode_reads_only_the_experts_a_step_touches():
+    spec = hub_spec("Qwen/Qwen3-30B-A3B")
+    one = speed(spec, Workload(context=1024), H100)
+    assert one.bytes_read_per_step < 0.25 * 2 * spec.params_total
+
+
+def test_speed_is_unknown_without_bandwidth():
+    result = speed(llama_31_8b(), Workload(), Gpu("x", "X", 80 * GB))
+    assert result.decode_tokens_per_s_low is None and result.bound == "unknown"
+
+
+def test_cost_per_hour_month_and_million_tokens():
+    # seed: RunPod 8x MI300X at $2.39/GPU-h, 5 needed → you pay for 8: $19.12/h, $13,958/month
+    hourly = cost_per_hour(2.39, 8)
+    assert round(hourly, 2) == 19.12
+    assert round(cost_per_month(hourly)) == 13_958
+    assert cost_per_million_tokens(hourly, 1000) == pytest.approx(19.12 / 3.6)
+    assert cost_per_million_tokens(hourly, None) is None
+
+
+GLM_API = ApiPrice(  # api-prices.json z-ai/glm-5.3-flash (list and introductory prices from seed 001)
+    input_per_million_usd=0.15,
+    cached_input_per_million_usd=0.03,
+    output_per_million_usd=0.50,
+    intro_input_per_million_usd=0.075,
+    intro_cached_input_per_million_usd=0.015,
+    intro_output_per_million_usd=0.25,
+    intro_ends=date(2026, 9, 9),
+)
+
+
+def test_api_price_uses_the_introductory_offer_only_until_it_ends():
+    mix = TrafficMix(input_tokens_per_output_token=3.0, cached_input_share=0.5)
+    assert api_cost_per_million_output(GLM_API, mix, date(2026, 9, 9)) == pytest.approx(0.25 + 3 * 0.045)
+    assert api_cost_per_million_output(GLM_API, mix, date(2026, 9, 10)) == pytest.approx(0.50 + 3 * 0.09)
+
+
+def test_break_even_volume_is_monthly_cost_over_api_price():
+    result = break_even(13_958.0, GLM_API, TrafficMix(), date(2026, 11, 13), tokens_per_second=500)
+    per_million = 0.50 + 3 * 0.15
+    assert result.break_even_output_tokens_per_month == pytest.approx(13_958 / per_million * 1e6)
+    assert result.self_host_capacity_tokens_per_month == 500 * 730 * 3600
+    assert result.self_host_can_reach_break_even is False
+    assert result.intro_price_applied is False

@@ -1,0 +1,103 @@
+"""Properties of the estimate that must hold for every model and every calculator state."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import cache
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from calculator.estimation import ENGINES, KV_DTYPES, PRECISIONS, Mode, Optimizer, Workload, estimate
+from calculator.estimation.precision import GENERIC_LADDER, GGUF_LADDER, MLX_LADDER
+from tests.calculator.estimation_specs import glm_53_flash, hub_spec, llama_31_8b
+
+HUB_IDS = (
+    "meta-llama/Llama-3.1-8B-Instruct",
+    "deepseek-ai/DeepSeek-V3.2",
+    "Qwen/Qwen3-Next-80B-A3B-Instruct",
+    "openai/gpt-oss-20b",
+    "google/gemma-3-27b-it",
+    "mistralai/Mixtral-8x7B-Instruct-v0.1",
+    "zai-org/GLM-5.3-Flash",
+    "Qwen/Qwen3-30B-A3B",
+)
+
+
+@cache
+def specs():
+    return (llama_31_8b(), glm_53_flash(), *(hub_spec(hub_id) for hub_id in HUB_IDS))
+
+
+spec_index = st.integers(min_value=0, max_value=len(HUB_IDS) + 1)
+workloads = st.builds(
+    Workload,
+    mode=st.sampled_from(list(Mode)),
+    precision=st.sampled_from(sorted(PRECISIONS)),
+    context=st.integers(min_value=1, max_value=2_000_000),
+    concurrency=st.integers(min_value=1, max_value=512),
+    engine=st.sampled_from(sorted(ENGINES)),
+    kv_dtype=st.sampled_from(sorted(KV_DTYPES)),
+    tensor_parallel=st.integers(min_value=1, max_value=16),
+    load_mtp_layers=st.booleans(),
+    batch_size=st.integers(min_value=1, max_value=64),
+    lora_rank=st.integers(min_value=1, max_value=256),
+    gradient_checkpointing=st.booleans(),
+    optimizer=st.sampled_from(list(Optimizer)),
+    zero_stage=st.sampled_from([None, 0, 1, 2, 3]),
+    data_parallel=st.integers(min_value=1, max_value=64),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(index=spec_index, workload=workloads, extra=st.integers(min_value=1, max_value=500_000))
+def test_memory_never_decreases_with_context(index, workload, extra):
+    spec = specs()[index]
+    shorter = estimate(spec, workload).total_bytes
+    longer = estimate(spec, replace(workload, context=workload.context + extra)).total_bytes
+    assert longer >= shorter
+
+
+@settings(max_examples=300, deadline=None)
+@given(index=spec_index, workload=workloads, extra=st.integers(min_value=1, max_value=256))
+def test_memory_never_decreases_with_concurrency(index, workload, extra):
+    spec = specs()[index]
+    fewer = estimate(spec, workload).total_bytes
+    more = estimate(spec, replace(workload, concurrency=workload.concurrency + extra)).total_bytes
+    assert more >= fewer
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    index=spec_index,
+    workload=workloads.filter(lambda w: w.mode in (Mode.INFERENCE, Mode.LORA)),
+    ladder=st.sampled_from([GENERIC_LADDER, GGUF_LADDER, MLX_LADDER]),
+)
+def test_memory_never_decreases_with_precision_bits(index, workload, ladder):
+    spec = specs()[index]
+    totals = [estimate(spec, replace(workload, precision=name)).total_bytes for name in ladder]
+    assert totals == sorted(totals)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    index=spec_index,
+    workload=workloads,
+    context=st.integers(min_value=-(10**9), max_value=10**12),
+    concurrency=st.integers(min_value=-5, max_value=10**6),
+    name=st.text(max_size=12),
+)
+def test_no_input_combination_raises(index, workload, context, concurrency, name):
+    spec = specs()[index]
+    odd = replace(workload, context=context, concurrency=concurrency, precision=name, engine=name, kv_dtype=name)
+    for candidate in (workload, odd):
+        breakdown = estimate(spec, candidate)
+        assert breakdown.total_bytes > 0
+        assert all(term.bytes >= 0 for term in breakdown.terms)
+        assert all(term.formula_en and term.formula_de for term in breakdown.terms)
+
+
+def test_unknown_names_fall_back_to_defaults_with_a_warning():
+    breakdown = estimate(llama_31_8b(), Workload(precision="fp3", engine="nope", kv_dtype="q1"))
+    assert breakdown.total_bytes == estimate(llama_31_8b()).total_bytes
+    assert len(breakdown.warnings) == 3
