@@ -57,10 +57,12 @@ def _hmac(key: bytes, message: str) -> bytes:
     return hmac.new(key, message.encode(), hashlib.sha256).digest()
 
 
-def signed_headers(body: bytes, access_key: str, secret_key: str, now: datetime) -> dict[str, str]:
+def signed_headers(
+    body: bytes, access_key: str, secret_key: str, now: datetime, endpoint: str = INFO.endpoint
+) -> dict[str, str]:
     """AWS Signature Version 4 headers for one GetProducts POST (docs.aws.amazon.com, "Signing AWS API
     requests"): canonical request → string to sign → HMAC chain date/region/service → signature."""
-    host = INFO.endpoint.removeprefix("https://")
+    host = endpoint.removeprefix("https://").removeprefix("http://").rstrip("/")
     amz_date = now.strftime("%Y%m%dT%H%M%SZ")
     day = now.strftime("%Y%m%d")
     canonical_headers = f"host:{host}\nx-amz-date:{amz_date}\nx-amz-target:{TARGET}\n"
@@ -80,7 +82,7 @@ def signed_headers(body: bytes, access_key: str, secret_key: str, now: datetime)
     }
 
 
-def fetch(client: httpx.Client, api_key: str | None) -> bytes:
+def fetch(client: httpx.Client, api_key: str | None, endpoint: str = INFO.endpoint) -> bytes:
     """``api_key`` is ``ACCESS_KEY_ID:SECRET_ACCESS_KEY`` of an IAM user allowed ``pricing:GetProducts``."""
     if not api_key or ":" not in api_key:
         raise PermissionError("AWS price refresh needs PRICING_AWS_CREDENTIALS as ACCESS_KEY_ID:SECRET_ACCESS_KEY")
@@ -104,8 +106,8 @@ def fetch(client: httpx.Client, api_key: str | None) -> bytes:
         if token:
             request["NextToken"] = token
         body = json.dumps(request).encode()
-        headers = signed_headers(body, access_key, secret_key, datetime.now(UTC))
-        response = client.post(INFO.endpoint + "/", content=body, headers=headers)
+        headers = signed_headers(body, access_key, secret_key, datetime.now(UTC), endpoint)
+        response = client.post(endpoint.rstrip("/") + "/", content=body, headers=headers)
         response.raise_for_status()
         page = response.json()
         items.extend(page.get("PriceList") or [])

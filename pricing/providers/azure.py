@@ -41,9 +41,9 @@ VM_SIZES: dict[str, tuple[str, int]] = {
 MAX_PAGES = 20
 
 
-def fetch(client: httpx.Client, api_key: str | None) -> bytes:
+def fetch(client: httpx.Client, api_key: str | None, endpoint: str = INFO.endpoint) -> bytes:
     sizes = " or ".join(f"armSkuName eq '{size}'" for size in VM_SIZES)
-    url: str | None = INFO.endpoint
+    url: str | None = endpoint
     params: dict[str, str] | None = {
         "$filter": f"serviceName eq 'Virtual Machines' and armRegionName eq 'eastus' and ({sizes})"
     }

@@ -48,7 +48,7 @@ USAGE_KINDS["Commit3Yr"] = ("reserved", "3y")
 MAX_PAGES = 20
 
 
-def fetch(client: httpx.Client, api_key: str | None) -> bytes:
+def fetch(client: httpx.Client, api_key: str | None, endpoint: str = INFO.endpoint) -> bytes:
     if not api_key:
         raise PermissionError("Google Cloud price refresh needs PRICING_GCP_API_KEY")
     skus: list[Any] = []
@@ -57,7 +57,7 @@ def fetch(client: httpx.Client, api_key: str | None) -> bytes:
         params = {"key": api_key, "pageSize": "5000", "currencyCode": "USD"}
         if token:
             params["pageToken"] = token
-        response = client.get(INFO.endpoint, params=params)
+        response = client.get(endpoint, params=params)
         response.raise_for_status()
         page = response.json()
         skus.extend(sku for sku in page.get("skus") or [] if (sku.get("category") or {}).get("resourceGroup") == "GPU")

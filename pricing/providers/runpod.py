@@ -66,9 +66,9 @@ GPU_IDS: dict[str, str] = {
 COMMUNITY_PLACEHOLDER = 0.5
 
 
-def fetch(client: httpx.Client, api_key: str | None) -> bytes:
+def fetch(client: httpx.Client, api_key: str | None, endpoint: str = INFO.endpoint) -> bytes:
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    response = client.post(INFO.endpoint, json={"query": QUERY}, headers=headers)
+    response = client.post(endpoint, json={"query": QUERY}, headers=headers)
     response.raise_for_status()
     return response.content
 

@@ -39,8 +39,8 @@ GPU_NAMES: dict[str, str] = {
 }
 
 
-def fetch(client: httpx.Client, api_key: str | None) -> bytes:
-    response = client.get(INFO.endpoint, headers={"Authorization": f"Bearer {api_key}"} if api_key else {})
+def fetch(client: httpx.Client, api_key: str | None, endpoint: str = INFO.endpoint) -> bytes:
+    response = client.get(endpoint, headers={"Authorization": f"Bearer {api_key}"} if api_key else {})
     response.raise_for_status()
     return response.content
 

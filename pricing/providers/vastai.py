@@ -60,7 +60,7 @@ _A100_40GB = {"A100 PCIE": "a100-40gb-pcie", "A100 SXM4": "a100-40gb-sxm"}
 PAGE_SIZE = 64
 
 
-def fetch(client: httpx.Client, api_key: str | None) -> bytes:
+def fetch(client: httpx.Client, api_key: str | None, endpoint: str = INFO.endpoint) -> bytes:
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     query = {
         "verified": {"eq": True},
@@ -70,7 +70,7 @@ def fetch(client: httpx.Client, api_key: str | None) -> bytes:
         "limit": PAGE_SIZE,
         "order": [["dph_total", "asc"]],
     }
-    response = client.post(INFO.endpoint, json=query, headers=headers)
+    response = client.post(endpoint, json=query, headers=headers)
     response.raise_for_status()
     return response.content
 

@@ -43,9 +43,9 @@ HOURS_BILLED_PER_MONTH = 672
 _VRAM_IN_ID = re.compile(r"(\d+)vram$")
 
 
-def fetch(client: httpx.Client, api_key: str | None) -> bytes:
+def fetch(client: httpx.Client, api_key: str | None, endpoint: str = INFO.endpoint) -> bytes:
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    response = client.get(INFO.endpoint, params={"type": "vcg", "per_page": "500"}, headers=headers)
+    response = client.get(endpoint, params={"type": "vcg", "per_page": "500"}, headers=headers)
     response.raise_for_status()
     return response.content
 

@@ -80,3 +80,17 @@ def test_non_numeric_spec_is_a_data_error():
 def test_duplicate_slugs_are_a_data_error():
     with pytest.raises(GpuDataError):
         parse_gpus([_row(), _row()])
+
+
+def test_form_factors_of_one_chip_and_memory_share_a_family():
+    sxm, nvl = gpu_by_slug("h200-sxm"), gpu_by_slug("h200-nvl")
+    assert sxm is not None and nvl is not None
+    assert sxm.family == nvl.family == "h200-141gb"
+    assert sxm.short_name == "H200 141GB"
+    h100_nvl, h100_sxm = gpu_by_slug("h100-nvl"), gpu_by_slug("h100-sxm")
+    assert h100_nvl is not None and h100_sxm is not None
+    assert h100_nvl.family != h100_sxm.family
+
+
+def test_every_gpu_has_a_family():
+    assert all(gpu.family and gpu.short_name for gpu in load_gpus())
