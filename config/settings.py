@@ -224,6 +224,8 @@ PRICING_GCP_API_KEY = env_str("PRICING_GCP_API_KEY", "")
 PRICING_VULTR_API_KEY = env_str("PRICING_VULTR_API_KEY", "")
 PRICING_AWS_CREDENTIALS = env_str("PRICING_AWS_CREDENTIALS", "")  # "ACCESS_KEY_ID:SECRET_ACCESS_KEY"
 PRICING_HTTP_TIMEOUT_SECONDS = env_int("PRICING_HTTP_TIMEOUT_SECONDS", 20)
+# "slug=url,..." sends a provider's refresh to another endpoint (a proxy, a staging replay server).
+PRICING_ENDPOINT_OVERRIDES = env_list("PRICING_ENDPOINT_OVERRIDES")
 # Offers older than this (or whose provider's last refresh failed) are shown as stale, with their capture date.
 PRICING_STALE_AFTER_HOURS = env_int("PRICING_STALE_AFTER_HOURS", 7 * 24)
 
