@@ -1,0 +1,236 @@
+"""Catalog pages: list, facts page, unknown model, on-demand import (Celery eager), judged on the HTML."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from django.core.cache import cache
+
+from models_catalog import services
+from models_catalog.models import ImportRequest, Model
+from tests.models_catalog.html import parse
+from tests.models_catalog.hub_replay import QWEN_SET, mount, recording
+
+SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
+QWEN = "Qwen/Qwen3-30B-A3B"
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def catalog():
+    services.model_import_offline(SHIPPED)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    cache.clear()
+
+
+def test_list_shows_every_shipped_model(client, catalog):
+    response = client.get("/en/models/")
+
+    assert response.status_code == 200
+    page = parse(response.content)
+    assert len(page.select("tr", data_hub_id=True)) == 56
+    assert page.one(data_count="56")
+
+
+def test_list_search_filter_and_sort(client, catalog):
+    glm = parse(client.get("/en/models/?q=glm").content)
+    assert {r.attrs["data-hub-id"] for r in glm.select("tr", data_hub_id=True)} >= {
+        "zai-org/GLM-5.3-Flash",
+        "zai-org/GLM-5",
+    }
+    assert all("glm" in r.attrs["data-hub-id"].lower() for r in glm.select("tr", data_hub_id=True))
+
+    largest = parse(client.get("/en/models/?sort=size").content).select("tr", data_hub_id=True)
+    assert largest[0].attrs["data-hub-id"] == "moonshotai/Kimi-K2-Instruct"
+
+    vision = parse(client.get("/en/models/?modality=vision").content).select("tr", data_hub_id=True)
+    assert "zai-org/GLM-5.3-Flash" in {r.attrs["data-hub-id"] for r in vision}
+    assert "Qwen/Qwen3-8B" not in {r.attrs["data-hub-id"] for r in vision}
+
+    linear = parse(client.get("/en/models/?attention=linear-hybrid").content).select("tr", data_hub_id=True)
+    assert {r.attrs["data-hub-id"] for r in linear} >= {"Qwen/Qwen3-Next-80B-A3B-Instruct", "zai-org/GLM-5.3-Flash"}
+
+
+def test_htmx_list_request_gets_the_fragment_and_vary(client, catalog):
+    response = client.get("/en/models/?q=qwen3", headers={"HX-Request": "true"})
+
+    assert b"<html" not in response.content
+    assert parse(response.content).one("div", id="model-rows")
+    assert "HX-Request" in response["Vary"]
+
+
+def test_invalid_sort_falls_back_and_is_reported(client, catalog):
+    page = parse(client.get("/en/models/?sort=sideways").content)
+
+    assert len(page.select("tr", data_hub_id=True)) == 56
+    assert "sort" in page.one("p", **{"class": "notice"}).text
+
+
+def test_glm_page_shows_the_parameter_conflict_side_by_side(client, catalog):
+    response = client.get("/en/models/zai-org/GLM-5.3-Flash/")
+
+    assert response.status_code == 200
+    page = parse(response.content)
+    totals = page.one("table", data_kind="params_total")
+    assert totals.attrs["data-conflict"] == "true"
+    rows = totals.select("tr", data_source=True)
+    texts = [r.text for r in rows]
+    assert any("321.30" in t and "Reference document 000" in t for t in texts)
+    assert any("320.00" in t and "Reference document 001" in t for t in texts)
+    assert any(r.attrs["data-source"] == "computed" for r in rows)
+    assert totals.one("tr", data_primary="true").text.startswith("321.30")
+    actives = page.one("table", data_kind="params_active")
+    assert actives.attrs["data-conflict"] == "true"
+    assert "25.40" in actives.text and "18.00" in actives.text
+    assert page.one(data_fact="max_context").text == "1,048,576"
+    assert page.one(data_fact="licence").text == "mit"
+    assert page.one(data_fact="modality").text == "Vision"
+    builds = page.one("table", id="quantized-builds").select("tr", data_build=True)
+    assert [b.attrs["data-build"] for b in builds] == ["FP8 reference", "6-bit", "4-bit", "3-bit", "2-bit", "2bit-lite"]
+    assert "102" in builds[-1].text and "112" in builds[-1].text and "+141 %" in builds[-1].text
+
+
+def test_rounded_published_figure_is_not_a_conflict(client, catalog):
+    page = parse(client.get("/en/models/Qwen/Qwen3-30B-A3B/").content)
+
+    # 30,532,122,624 (safetensors) and "30.5B" (published) agree at the published precision.
+    assert page.one("table", data_kind="params_total").attrs["data-conflict"] == "false"
+
+
+def test_model_page_in_german_formats_numbers_for_german_readers(client, catalog):
+    page = parse(client.get("/de/models/zai-org/GLM-5.3-Flash/").content)
+
+    assert page.one(data_fact="max_context").text == "1.048.576"
+
+
+def test_differently_cased_id_redirects_to_the_catalog_spelling(client, catalog):
+    response = client.get("/en/models/zai-org/glm-5.3-flash/")
+
+    assert response.status_code == 301
+    assert response["Location"] == "/en/models/zai-org/GLM-5.3-Flash/"
+
+
+def test_unknown_model_is_a_404_that_offers_search_matches_and_import(client, catalog, hub_mock):
+    response = client.get("/en/models/zai-org/GLM-5.3-Flesh/")
+
+    assert response.status_code == 404
+    page = parse(response.content)
+    assert page.one("form", role="search")
+    assert "zai-org/GLM-5.3-Flash" in [a.text for a in page.one("ul", **{"class": "close-matches"}).select("a")]
+    assert page.one("input", name="hub_id").attrs["value"] == "zai-org/GLM-5.3-Flesh"
+    assert hub_mock.calls.call_count == 0
+
+
+@pytest.mark.parametrize("path", ["/en/models/a--b/c/", "/en/models/org/na..me/", "/en/models/-org/x/"])
+def test_invalid_id_in_url_is_a_404_without_import_offer(client, hub_mock, path):
+    response = client.get(path)
+
+    assert response.status_code == 404
+    page = parse(response.content)
+    assert page.one(id="hub-id-error")
+    assert not page.select("input", name="hub_id")
+    assert hub_mock.calls.call_count == 0
+
+
+@pytest.mark.parametrize("bad", ["../../etc", "x" * 300, "org/" + "n" * 300, "zаi-org/GLM", "", "org/a--b"])
+def test_import_rejects_bad_ids_without_a_network_call(client, hub_mock, bad):
+    response = client.post("/en/models/import/", {"hub_id": bad})
+
+    assert response.status_code == 400
+    assert not ImportRequest.objects.exists()
+    assert hub_mock.calls.call_count == 0
+
+
+def test_on_demand_import_runs_and_the_status_page_shows_the_result(
+    client, hub_mock, django_capture_on_commit_callbacks
+):
+    for name in QWEN_SET:
+        mount(hub_mock, name)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post("/en/models/import/", {"hub_id": QWEN})
+
+    assert response.status_code == 302
+    assert response["Location"] == f"/en/models/import/{QWEN}/"
+    assert ImportRequest.objects.get().state == "done"
+    status = client.get(response["Location"], headers={"HX-Request": "true"})
+    fragment = parse(status.content)
+    box = fragment.one("div", id="import-status")
+    assert box.attrs["data-state"] == "done"
+    assert "hx-trigger" not in box.attrs  # polling stops once the result is in
+    assert fragment.one("section", id="model-facts").attrs["data-hub-id"] == QWEN
+    assert "HX-Request" in status["Vary"]
+    assert status["Cache-Control"] == "no-store"
+    assert Model.objects.get().builds.count() == 4
+
+
+def test_pending_import_page_polls_every_two_seconds_and_works_without_js(client):
+    ImportRequest.objects.create(hub_id="org/pending-model")
+
+    page = client.get("/en/models/import/org/pending-model/")
+
+    html = page.content.decode()
+    box = parse(html).one("div", id="import-status")
+    assert box.attrs["hx-trigger"] == "every 2s"
+    assert box.attrs["hx-get"] == "/en/models/import/org/pending-model/"
+    assert re.search(r'<noscript><meta http-equiv="refresh" content="\d+"></noscript>', html)
+    assert parse(html).select("a", href="/en/models/import/org/pending-model/")
+
+
+@pytest.mark.parametrize(
+    ("names", "failure", "words"),
+    [
+        (("model_info_Llama-3.1-8B-Instruct_gated", "config_Llama-3.1-8B-Instruct_401_gated"), "gated", "Gated"),
+        (("model_info_404_not_found",), "not_found", "not on the Hugging Face Hub"),
+    ],
+)
+def test_failed_import_shows_the_precise_failure(
+    client, hub_mock, django_capture_on_commit_callbacks, names, failure, words
+):
+    for name in names:
+        mount(hub_mock, name)
+    hub_id = recording(names[0])["path"].removeprefix("/api/models/")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post("/en/models/import/", {"hub_id": hub_id})
+
+    page = parse(client.get(f"/en/models/import/{hub_id}/").content)
+    alert = page.one(data_failure=failure)
+    assert words in alert.text
+    assert not Model.objects.exists()
+
+
+def test_unsizable_repo_says_what_is_missing(client, hub_mock, django_capture_on_commit_callbacks):
+    mount(hub_mock, "model_info_Qwen3-30B-A3B")
+    sha = recording("model_info_Qwen3-30B-A3B")["json"]["sha"]
+    hub_mock.get(f"https://huggingface.co/{QWEN}/resolve/{sha}/config.json").respond(200, json={"in_channels": 4})
+
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post("/en/models/import/", {"hub_id": QWEN})
+
+    alert = parse(client.get(f"/en/models/import/{QWEN}/").content).one(data_failure="not_sizable")
+    assert "not a transformer we can size" in alert.text
+    assert "hidden_size" in alert.text
+
+
+def test_imports_per_client_are_limited_per_hour(client, hub_mock, settings, django_capture_on_commit_callbacks):
+    settings.CATALOG_IMPORTS_PER_CLIENT_PER_HOUR = 2
+    hub_mock.get(url__regex=r"https://huggingface\.co/api/models/.*").respond(
+        404, headers={"X-Error-Code": "RepoNotFound"}, json={"error": "Repository not found"}
+    )
+
+    with django_capture_on_commit_callbacks(execute=True):
+        first = client.post("/en/models/import/", {"hub_id": "org/one"})
+        second = client.post("/en/models/import/", {"hub_id": "org/two"})
+        third = client.post("/en/models/import/", {"hub_id": "org/three"})
+
+    assert (first.status_code, second.status_code, third.status_code) == (302, 302, 429)
+    assert parse(third.content).one(id="throttled")
+    assert not ImportRequest.objects.filter(hub_id="org/three").exists()
+    assert hub_mock.calls.call_count == 2
