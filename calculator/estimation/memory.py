@@ -153,8 +153,10 @@ def _inference_terms(
             gpu_weights,
             "Weights",
             "Gewichte",
-            "{params} parameters × {bits} bits ÷ 8 ({precision}: {rule}) − {host} bytes kept in host RAM",
-            "{params} Parameter × {bits} Bit ÷ 8 ({precision}: {rule}) − {host} Bytes im Arbeitsspeicher",
+            "{params} parameters × {bits} bits ÷ 8 ({precision}: {rule})"
+            + (" − {host} bytes kept in host RAM" if weights != gpu_weights else ""),
+            "{params} Parameter × {bits} Bit ÷ 8 ({precision}: {rule})"
+            + (" − {host} Bytes im Arbeitsspeicher" if weights != gpu_weights else ""),
             {
                 "params": params,
                 "bits": avg_bits,
