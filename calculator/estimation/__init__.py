@@ -79,3 +79,7 @@ __all__ = [
     "usable_bytes",
     "weights_only_bytes",
 ]
+
+from .ranking import GpuCount, RankedOffer, Ranking, rank, several_node_gpus
+
+__all__ += ["GpuCount", "RankedOffer", "Ranking", "rank", "several_node_gpus"]

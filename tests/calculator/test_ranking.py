@@ -1,0 +1,210 @@
+"""The ranking: cheapest instance that covers the GPUs needed, per GPU type and per provider.
+
+The seed tests load the seed page's own offers (``pricing/fixtures/seed_offers_2026-11-13.json``) into the
+database and check every row of its tables: "Passende GPUs", "Kosten pro Cloud", "Günstigste GPU nach
+Genauigkeit", the fine-tuning cards and the several-node list.
+"""
+
+from decimal import Decimal
+
+import pytest
+from django.core.management import call_command
+
+from calculator.estimation.ranking import rank, round_usd, several_node_gpus
+from pricing.gpus import load_gpus
+from pricing.offers import OfferRecord
+from pricing.selectors import current_offers
+
+GB = 10**9
+FP16, INT8, INT4 = 708 * GB, 373 * GB, 187 * GB
+LORA, QLORA, FULL = 826 * GB, 304 * GB, 5661 * GB
+
+
+def _money(row):
+    return (str(row.price_per_gpu_hour_rounded), str(row.per_hour_rounded), str(row.per_month_rounded))
+
+
+@pytest.fixture
+def seed_offers(db):
+    call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
+    return current_offers()
+
+
+def test_seed_fixture_holds_exactly_the_seeds_offers(seed_offers):
+    assert len(seed_offers) == 10
+    assert {o.provider_name for o in seed_offers} == {"RunPod", "Vultr", "Nebius", "CoreWeave", "Lambda", "AWS"}
+    assert all(f"{o.captured_at:%Y-%m-%d}" == "2026-11-13" for o in seed_offers)
+
+
+def test_seed_fp16_rows_per_gpu_type_cheapest_first(seed_offers):
+    ranking = rank(FP16, seed_offers, load_gpus())
+    rows = [
+        (r.gpus_needed, r.gpu_name, r.provider_name, r.offer.instance_name, r.instance_gpus, *_money(r))
+        for r in ranking.by_gpu
+    ]
+    assert rows == [
+        (5, "MI300X 192GB", "RunPod", "8x MI300X", 8, "2.39", "19.12", "13958"),
+        (6, "H200 141GB", "RunPod", "8x H200 NVL", 8, "3.79", "30.32", "22134"),
+        (3, "B300 288GB", "RunPod", "4x B300", 4, "8.99", "35.96", "26251"),
+        (5, "B200 180GB", "Lambda", "8x HGX B200", 8, "7.69", "61.52", "44910"),
+    ]
+    assert all(r.pays_for_unused_gpus for r in ranking.by_gpu)  # "only sold with 8 GPUs; you need 5"
+
+
+def test_seed_cost_per_cloud_rows(seed_offers):
+    ranking = rank(FP16, seed_offers, load_gpus())
+    rows = [
+        (r.provider_name, r.offer.instance_name, r.offer.region, r.gpus_needed, r.gpu_name, *_money(r))
+        for r in ranking.by_provider
+    ]
+    assert rows == [
+        ("RunPod", "8x MI300X", "us", 5, "MI300X 192GB", "2.39", "19.12", "13958"),
+        ("Vultr", "vbm-256c-2048gb-8-mi300x-gpu (bare metal)", "us", 5, "MI300X 192GB", "3.99", "31.92", "23302"),
+        ("Nebius", "8x H200 141GB", "eu/us", 6, "H200 141GB", "5.40", "43.20", "31536"),
+        ("CoreWeave", "HGX H200", "us", 6, "H200 141GB", "6.31", "50.44", "36821"),
+        ("Lambda", "8x HGX B200", "us", 5, "B200 180GB", "7.69", "61.52", "44910"),
+        ("AWS", "p5en.48xlarge", "us-east-1", 6, "H200 141GB", "7.91", "63.30", "46206"),
+    ]
+
+
+def test_instance_totals_are_exact_where_the_source_quotes_them(seed_offers):
+    by_provider = {r.provider_name: r for r in rank(FP16, seed_offers, load_gpus()).by_provider}
+    assert by_provider["AWS"].per_hour_usd == Decimal("63.296")
+    assert by_provider["AWS"].per_month_usd == Decimal("46206.080")
+    assert by_provider["CoreWeave"].price_per_gpu_hour_usd == Decimal("6.305")
+    assert by_provider["CoreWeave"].per_hour_usd == Decimal("50.44")
+
+
+@pytest.mark.parametrize(
+    ("need", "expected"),
+    [
+        pytest.param(FP16, (5, "MI300X 192GB", "RunPod", "8x MI300X", "2.39", "19.12", "13958"), id="fp16"),
+        pytest.param(INT8, (3, "MI300X 192GB", "RunPod", "4x MI300X", "2.39", "9.56", "6979"), id="int8"),
+        pytest.param(INT4, (5, "A40 48GB", "RunPod", "8x A40", "0.59", "4.72", "3446"), id="int4"),
+        pytest.param(LORA, (5, "MI300X 192GB", "RunPod", "8x MI300X", "2.39", "19.12", "13958"), id="lora"),
+        pytest.param(QLORA, (8, "A40 48GB", "RunPod", "8x A40", "0.59", "4.72", "3446"), id="qlora"),
+    ],
+)
+def test_seed_cheapest_gpu_per_precision_and_mode(seed_offers, need, expected):
+    cheapest = rank(need, seed_offers, load_gpus()).cheapest
+    assert cheapest is not None
+    assert (
+        cheapest.gpus_needed,
+        cheapest.gpu_name,
+        cheapest.provider_name,
+        cheapest.offer.instance_name,
+        *_money(cheapest),
+    ) == expected
+
+
+def test_seed_int8_instance_is_only_sold_with_four(seed_offers):
+    cheapest = rank(INT8, seed_offers, load_gpus()).cheapest
+    assert cheapest.instance_gpus == 4 and cheapest.gpus_needed == 3
+
+
+def test_seed_full_fine_tuning_needs_more_than_one_node_of_eight(seed_offers):
+    ranking = rank(FULL, seed_offers, load_gpus())
+    assert ranking.by_gpu == () and ranking.by_provider == () and ranking.cheapest is None
+    assert {c.gpu_name for c in ranking.several_nodes} == {
+        "MI300X 192GB",
+        "H200 141GB",
+        "B300 288GB",
+        "B200 180GB",
+        "A40 48GB",
+    }
+
+
+def test_seed_offer_book_gpus_needing_several_nodes(seed_offers):
+    ranking = rank(FP16, seed_offers, load_gpus())
+    assert [(c.gpu_name, c.gpus_needed, c.nodes) for c in ranking.several_nodes] == [("A40 48GB", 17, 3)]
+
+
+SEED_SEVERAL_NODES = {
+    "GH200 96GB": 9,
+    "H100 NVL 94GB": 9,
+    "RTX PRO 6000 96GB": 9,
+    "H100 80GB": 10,
+    "A100 80GB": 10,
+    "L40S 48GB": 17,
+    "RTX 6000 Ada 48GB": 17,
+    "RTX A6000 48GB": 17,
+    "A40 48GB": 17,
+    "A100 40GB": 20,
+    "RTX 5090 32GB": 25,
+    "RTX 4090 24GB": 33,
+    "RTX 3090 24GB": 33,
+    "L4 24GB": 33,
+    "A10 24GB": 33,
+    "T4 16GB": 50,
+    "V100 16GB": 50,
+}
+
+
+def test_seed_several_node_list_for_the_gpu_types_it_names():
+    named = [gpu for gpu in load_gpus() if gpu.short_name in SEED_SEVERAL_NODES]
+    found = {c.gpu_name: c.gpus_needed for c in several_node_gpus(FP16, named)}
+    assert found == SEED_SEVERAL_NODES  # incl. the FAQ's "10 × 80 GB, 17 × 48 GB or 33 × 24 GB"
+
+
+def test_stale_flag_and_capture_date_travel_with_the_row(seed_offers):
+    row = rank(FP16, seed_offers, load_gpus()).cheapest
+    assert f"{row.offer.captured_at:%Y-%m-%d}" == "2026-11-13"
+    assert row.offer.confidence == "medium"
+
+
+# --- pure behaviour ------------------------------------------------------------------------------------------
+
+
+def offer(provider, gpu, counts, price, **extra):
+    return OfferRecord(
+        provider_slug=provider.lower(),
+        provider_name=provider,
+        gpu_slug=gpu,
+        instance_name=f"{provider} {gpu}",
+        gpu_counts=counts,
+        price_per_gpu_hour_usd=price,
+        **extra,
+    )
+
+
+def test_you_pay_for_the_whole_instance_so_a_dearer_gpu_in_the_right_size_can_win():
+    offers = [offer("Big", "mi300x", (8,), 2.0), offer("Fit", "mi300x", (1, 2, 4, 5), 3.0)]
+    row = rank(FP16, offers, load_gpus()).cheapest
+    assert row.provider_name == "Fit" and row.instance_gpus == 5 and row.per_hour_usd == Decimal("15.0")
+
+
+def test_an_instance_too_small_for_the_need_is_not_a_match():
+    ranking = rank(FP16, [offer("Small", "mi300x", (1, 2, 4), 1.0)], load_gpus())
+    assert ranking.by_gpu == ()
+    assert [c.gpu_name for c in ranking.no_large_instance] == ["MI300X 192GB"]
+
+
+def test_unpublished_instance_sizes_rent_exactly_the_gpus_needed():
+    row = rank(FP16, [offer("Any", "mi300x", (), 2.0)], load_gpus()).cheapest
+    assert row.instance_gpus == 5 and not row.offer.sizes_known
+
+
+def test_only_on_demand_prices_compete_by_default():
+    offers = [offer("A", "mi300x", (8,), 2.39), offer("B", "mi300x", (8,), 0.5, pricing_kind="spot")]
+    assert rank(FP16, offers, load_gpus()).cheapest.provider_name == "A"
+    assert rank(FP16, offers, load_gpus(), pricing_kinds=("spot",)).cheapest.provider_name == "B"
+
+
+def test_offers_for_gpus_outside_the_catalog_are_ignored():
+    assert rank(FP16, [offer("X", "h900", (8,), 0.01)], load_gpus()).by_gpu == ()
+
+
+def test_equal_prices_prefer_fresh_over_stale():
+    offers = [offer("A", "mi300x", (8,), 2.0, stale=True), offer("B", "mi300x", (8,), 2.0)]
+    assert rank(FP16, offers, load_gpus()).cheapest.provider_name == "B"
+
+
+def test_form_factors_of_one_gpu_type_compete_in_one_row():
+    offers = [offer("A", "h200-sxm", (8,), 5.0), offer("B", "h200-nvl", (8,), 4.0)]
+    (row,) = rank(FP16, offers, load_gpus()).by_gpu
+    assert row.gpu_name == "H200 141GB" and row.provider_name == "B"
+
+
+def test_prices_round_half_up_as_printed():
+    assert round_usd(Decimal("6.305")) == Decimal("6.31")
+    assert round_usd(Decimal("46206.5"), Decimal("1")) == Decimal("46207")
