@@ -1,0 +1,99 @@
+"""Speed of the estimation core, in pure Python (no Django): ``.venv/bin/python bench/bench_estimate.py``.
+
+Targets: one full estimate < 50 µs; the full set a model page needs (every precision × mode, and every GPU
+type's fit for each) < 5 ms.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from calculator.estimation import PRECISIONS, Mode, Workload, estimate, gpus_needed  # noqa: E402
+from calculator.estimation import facts as facts_module  # noqa: E402
+from calculator.estimation import memory as memory_module  # noqa: E402
+from models_catalog.architecture import ModelSpec, ParamCounts  # noqa: E402
+from pricing.gpus import load_gpus  # noqa: E402
+
+MODELS = (
+    "meta-llama/Llama-3.1-8B-Instruct",
+    "zai-org/GLM-5.3-Flash",
+    "deepseek-ai/DeepSeek-V3.2",
+    "Qwen/Qwen3-Next-80B-A3B-Instruct",
+    "openai/gpt-oss-120b",
+    "google/gemma-3-27b-it",
+)
+
+
+def load(hub_id: str) -> ModelSpec:
+    folder = ROOT / "models_catalog" / "data" / "hub" / hub_id
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    total = meta.get("total_params") or (321_300_000_000 if hub_id.endswith("GLM-5.3-Flash") else None)
+    return ModelSpec.from_hf_config(config, ParamCounts(total=total, active=meta.get("active_params")))
+
+
+def best_of(repeats: int, number: int, func) -> float:
+    """Best mean seconds per call over ``repeats`` runs of ``number`` calls."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(number):
+            func()
+        best = min(best, (time.perf_counter() - start) / number)
+    return best
+
+
+def main() -> None:
+    gpus = load_gpus()
+    workloads = [
+        Workload(),
+        Workload(precision="q4_k_m", engine="llama.cpp", context=32768, concurrency=4, kv_dtype="q8_0"),
+        Workload(mode=Mode.QLORA),
+    ]
+    print(f"{'model':<36} {'one estimate':>14} {'cold (new spec)':>16} {'model page':>12}")
+    for hub_id in MODELS:
+        spec = load(hub_id)
+        counter = iter(range(10**9))
+
+        def one(spec: ModelSpec = spec, counter=counter) -> None:
+            # a different context every call, so nothing but per-spec constants can be reused
+            estimate(spec, replace(workloads[0], context=1024 + next(counter) % 100_000))
+
+        def varied(spec: ModelSpec = spec) -> None:
+            for workload in workloads:
+                estimate(spec, workload)
+
+        def cold(spec: ModelSpec = spec) -> None:
+            facts_module._CACHE.clear()
+            memory_module._WEIGHT_CACHE.clear()
+            estimate(spec)
+
+        def page(spec: ModelSpec = spec) -> None:
+            facts_module._CACHE.clear()
+            memory_module._WEIGHT_CACHE.clear()
+            for precision in PRECISIONS:
+                for mode in Mode:
+                    total = estimate(spec, Workload(mode=mode, precision=precision)).total_bytes
+                    for gpu in gpus:
+                        gpus_needed(total, gpu.memory_bytes)
+
+        t_one = best_of(5, 2000, one)
+        t_varied = best_of(5, 500, varied) / len(workloads)
+        t_cold = best_of(5, 200, cold)
+        t_page = best_of(5, 20, page)
+        print(f"{hub_id:<36} {max(t_one, t_varied) * 1e6:>11.1f} µs {t_cold * 1e6:>13.1f} µs {t_page * 1e3:>9.2f} ms")
+    print(
+        f"model page = {len(PRECISIONS)} precisions × {len(Mode)} modes = {len(PRECISIONS) * len(Mode)} estimates, "
+        f"each fitted to {len(gpus)} GPUs, per-spec caches cleared first"
+    )
+
+
+if __name__ == "__main__":
+    main()
