@@ -116,9 +116,7 @@ class HubModelInfo:
                 return label
         quant_method = ((self.api_config or {}).get("quantization_config") or {}).get("quant_method")
         if isinstance(quant_method, str):
-            return {"awq": "AWQ", "gptq": "GPTQ", "fp8": "FP8", "bitsandbytes": "NF4"}.get(
-                quant_method.lower()
-            )
+            return {"awq": "AWQ", "gptq": "GPTQ", "fp8": "FP8", "bitsandbytes": "NF4"}.get(quant_method.lower())
         return None
 
     def files_matching(self, suffix: str) -> tuple[HubFile, ...]:
@@ -217,9 +215,7 @@ class HubClient:
             hub_id,
             lambda: [
                 m.id
-                for m in self._api.list_models(
-                    filter=f"base_model:quantized:{hub_id}", sort="downloads", limit=limit
-                )
+                for m in self._api.list_models(filter=f"base_model:quantized:{hub_id}", sort="downloads", limit=limit)
             ],
         )
 
@@ -237,9 +233,7 @@ class HubClient:
                     if wait is not None and wait > s.max_retry_after_s:
                         raise HubRateLimited(hub_id, f"the Hub asks us to wait {wait:.0f} s", wait) from exc
                     wait = wait if wait is not None else s.backoff_s * 2**attempt
-                    failure: HubError = HubRateLimited(
-                        hub_id, "the Hub keeps answering 429 Too Many Requests", wait
-                    )
+                    failure: HubError = HubRateLimited(hub_id, "the Hub keeps answering 429 Too Many Requests", wait)
                 elif status is not None and status >= 500:
                     wait = s.backoff_s * 2**attempt
                     failure = HubUnavailable(hub_id, f"the Hub answered {status}")
@@ -281,9 +275,7 @@ def _retry_after_s(response: Any) -> float | None:
             return max(0.0, float(value))
         except ValueError:
             try:
-                return max(
-                    0.0, (parsedate_to_datetime(value) - datetime.now(tz=None).astimezone()).total_seconds()
-                )
+                return max(0.0, (parsedate_to_datetime(value) - datetime.now(tz=None).astimezone()).total_seconds())
             except (TypeError, ValueError):
                 return None
     # The Hub's own header: `"api";r=0;t=55` (t = seconds until the window resets).
@@ -300,8 +292,7 @@ def _to_model_info(info: Any) -> HubModelInfo:
     base_models = tuple([base] if isinstance(base, str) else base or ())
     gated = info.gated if isinstance(info.gated, str) else None
     files = tuple(
-        HubFile(path=s.rfilename, size_bytes=(s.lfs.size if s.lfs is not None else s.size))
-        for s in info.siblings or ()
+        HubFile(path=s.rfilename, size_bytes=(s.lfs.size if s.lfs is not None else s.size)) for s in info.siblings or ()
     )
     safetensors = info.safetensors
     return HubModelInfo(

@@ -35,12 +35,8 @@ class Model(models.Model):
     params_total_source = models.CharField(max_length=16, choices=Source.choices, blank=True)
     params_active = models.BigIntegerField(null=True, blank=True)
     params_active_source = models.CharField(max_length=16, choices=Source.choices, blank=True)
-    params_by_dtype = models.JSONField(
-        null=True, blank=True, help_text="safetensors element counts per dtype"
-    )
-    params_computed = models.BigIntegerField(
-        null=True, blank=True, help_text="total computed from config.json"
-    )
+    params_by_dtype = models.JSONField(null=True, blank=True, help_text="safetensors element counts per dtype")
+    params_computed = models.BigIntegerField(null=True, blank=True, help_text="total computed from config.json")
     params_active_computed = models.BigIntegerField(null=True, blank=True)
 
     family = models.CharField(max_length=64, blank=True, db_index=True)
@@ -111,9 +107,7 @@ class ModelFact(models.Model):
     class Meta:
         ordering = ["kind", "-is_primary", "source", "id"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["model", "kind", "source", "source_detail"], name="model_fact_unique"
-            )
+            models.UniqueConstraint(fields=["model", "kind", "source", "source_detail"], name="model_fact_unique")
         ]
 
     def __str__(self) -> str:
@@ -169,9 +163,7 @@ class QuantizedBuild(models.Model):
 
     class Meta:
         ordering = ["model", "sort_order", "-bits_per_weight", "label"]
-        constraints = [
-            models.UniqueConstraint(fields=["model", "repo_id", "label"], name="quantized_build_unique")
-        ]
+        constraints = [models.UniqueConstraint(fields=["model", "repo_id", "label"], name="quantized_build_unique")]
 
     def __str__(self) -> str:
         return f"{self.repo_id} {self.label}"

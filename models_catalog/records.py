@@ -106,17 +106,13 @@ def record_from_folder(folder: Path, fetched_at: datetime) -> ModelRecord:
         except ValueError as exc:
             raise RecordError(f"{config_path}: {exc}") from exc
     status_text = str(meta.get("config_status") or "")
-    config_status = (
-        "none" if config is None else ("partial" if status_text.startswith("partial") else "complete")
-    )
+    config_status = "none" if config is None else ("partial" if status_text.startswith("partial") else "complete")
     citation = f"recorded Hub data, {hub_id.value}/meta.json"
 
     figures: list[Figure] = []
     total = _int_or_none(meta.get("total_params"))
     if total is not None:
-        figures.append(
-            Figure("params_total", "safetensors", total, "", f"{citation} (Hub safetensors total)")
-        )
+        figures.append(Figure("params_total", "safetensors", total, "", f"{citation} (Hub safetensors total)"))
     active = _int_or_none(meta.get("active_params"))
     if active is not None:
         figures.append(Figure("params_active", "model_card", active, "", f"{citation} (published figure)"))
@@ -166,9 +162,7 @@ def record_from_hub(
     api = f"{endpoint.rstrip('/')}/api/models/{hub_id.value}"
     figures: list[Figure] = []
     if info.safetensors_total:
-        figures.append(
-            Figure("params_total", "safetensors", info.safetensors_total, "", f"{api} (safetensors.total)")
-        )
+        figures.append(Figure("params_total", "safetensors", info.safetensors_total, "", f"{api} (safetensors.total)"))
     if info.license:
         figures.append(Figure("licence", "model_card", None, info.license, f"{api} (cardData.license)"))
     created = info.created_at.date() if info.created_at else None
@@ -257,9 +251,7 @@ def builds_from_hub(repo: Any, params_total: int | None, endpoint: str) -> list[
     return builds
 
 
-def _sized_build(
-    fmt: str, label: str, repo_id: str, size: int, params_total: int | None, listing: str
-) -> BuildRecord:
+def _sized_build(fmt: str, label: str, repo_id: str, size: int, params_total: int | None, listing: str) -> BuildRecord:
     bits = None
     bits_source = ""
     if params_total:

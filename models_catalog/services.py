@@ -246,9 +246,7 @@ def _facts_differ(model: Model, record: ModelRecord, summary: ArchitectureSummar
     """Anything else an import may bring (downloads, licence, builds, reference figures)."""
     if model.pk is None:
         return True
-    current = sorted(
-        (f.kind, f.source, f.source_detail, f.value_int, f.value_text) for f in model.facts.all()
-    )
+    current = sorted((f.kind, f.source, f.source_detail, f.value_int, f.value_text) for f in model.facts.all())
     wanted = sorted(
         {
             (f.kind, f.source, f.source_detail): (
@@ -346,9 +344,7 @@ def model_import(hub_id: str | HubId, client: hub.HubClient | None = None) -> Mo
         raise NotSizable(parsed.value, summary.missing)
     builds = []
     total = record.params_total or summary.params_computed
-    for repo_id in client.quantized_repo_ids(
-        parsed.value, limit=int(getattr(settings, "HUB_QUANT_REPOS_MAX", 8))
-    ):
+    for repo_id in client.quantized_repo_ids(parsed.value, limit=int(getattr(settings, "HUB_QUANT_REPOS_MAX", 8))):
         try:
             repo = client.model_info(repo_id)
         except (hub.HubGated, hub.HubNotFound):
@@ -397,13 +393,8 @@ def import_request_run(hub_id: str, final_attempt: bool = True, client: hub.HubC
     hub.HubUnavailable / HubRateLimited are re-raised when another attempt will follow (the task retries).
     """
     parsed = parse_hub_id(hub_id)
-    request, _ = ImportRequest.objects.get_or_create(
-        hub_id__iexact=parsed.value, defaults={"hub_id": parsed.value}
-    )
-    if (
-        request.state == ImportRequest.State.DONE
-        and Model.objects.filter(hub_id__iexact=parsed.value).exists()
-    ):
+    request, _ = ImportRequest.objects.get_or_create(hub_id__iexact=parsed.value, defaults={"hub_id": parsed.value})
+    if request.state == ImportRequest.State.DONE and Model.objects.filter(hub_id__iexact=parsed.value).exists():
         return request.state
     ImportRequest.objects.filter(pk=request.pk).update(
         state=ImportRequest.State.RUNNING, attempts=request.attempts + 1, updated_at=timezone.now()

@@ -148,7 +148,7 @@ def test_import_rejects_bad_ids_without_a_network_call(client, hub_mock, bad):
 
 
 def test_on_demand_import_runs_and_the_status_page_shows_the_result(
-    client, hub_mock, django_capture_on_commit_callbacks
+    client, hub_mock, django_capture_on_commit_callbacks, eager_celery
 ):
     for name in QWEN_SET:
         mount(hub_mock, name)
@@ -191,7 +191,7 @@ def test_pending_import_page_polls_every_two_seconds_and_works_without_js(client
     ],
 )
 def test_failed_import_shows_the_precise_failure(
-    client, hub_mock, django_capture_on_commit_callbacks, names, failure, words
+    client, hub_mock, django_capture_on_commit_callbacks, eager_celery, names, failure, words
 ):
     for name in names:
         mount(hub_mock, name)
@@ -206,7 +206,7 @@ def test_failed_import_shows_the_precise_failure(
     assert not Model.objects.exists()
 
 
-def test_unsizable_repo_says_what_is_missing(client, hub_mock, django_capture_on_commit_callbacks):
+def test_unsizable_repo_says_what_is_missing(client, hub_mock, django_capture_on_commit_callbacks, eager_celery):
     mount(hub_mock, "model_info_Qwen3-30B-A3B")
     sha = recording("model_info_Qwen3-30B-A3B")["json"]["sha"]
     hub_mock.get(f"https://huggingface.co/{QWEN}/resolve/{sha}/config.json").respond(200, json={"in_channels": 4})
@@ -219,7 +219,9 @@ def test_unsizable_repo_says_what_is_missing(client, hub_mock, django_capture_on
     assert "hidden_size" in alert.text
 
 
-def test_imports_per_client_are_limited_per_hour(client, hub_mock, settings, django_capture_on_commit_callbacks):
+def test_imports_per_client_are_limited_per_hour(
+    client, hub_mock, settings, django_capture_on_commit_callbacks, eager_celery
+):
     settings.CATALOG_IMPORTS_PER_CLIENT_PER_HOUR = 2
     hub_mock.get(url__regex=r"https://huggingface\.co/api/models/.*").respond(
         404, headers={"X-Error-Code": "RepoNotFound"}, json={"error": "Repository not found"}
