@@ -36,7 +36,7 @@ def _largest(fits, low: int, high: int) -> int:
 def max_context(spec: ModelSpec, workload: Workload, hardware: GpuLike, gpu_count: int = 1) -> int:
     """Longest context per request (tokens) that fits ``gpu_count`` GPUs at 90 % fill with the workload's
     concurrency; capped at the model's own context limit when known; 0 when not even one token fits."""
-    if workload.mode is not Mode.INFERENCE:
+    if workload.mode != Mode.INFERENCE:
         workload = replace(workload, mode=Mode.INFERENCE)
     budget = _budget(hardware, gpu_count)
     cap = spec.max_context if spec.max_context and spec.max_context > 0 else MAX_CONTEXT_SEARCHED
@@ -49,7 +49,7 @@ def max_context(spec: ModelSpec, workload: Workload, hardware: GpuLike, gpu_coun
 
 def max_concurrency(spec: ModelSpec, workload: Workload, hardware: GpuLike, gpu_count: int = 1) -> int:
     """Most parallel requests of the workload's context that fit ``gpu_count`` GPUs at 90 % fill; 0 if none."""
-    if workload.mode is not Mode.INFERENCE:
+    if workload.mode != Mode.INFERENCE:
         workload = replace(workload, mode=Mode.INFERENCE)
     budget = _budget(hardware, gpu_count)
 

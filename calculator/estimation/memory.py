@@ -61,7 +61,7 @@ def estimate(spec: ModelSpec, workload: Workload = _DEFAULT_WORKLOAD) -> Breakdo
     if precision is None:
         warnings.append(f"unknown precision {workload.precision!r}: used FP16")
         precision = PRECISIONS["fp16"]
-    elif precision.family not in engine.formats and workload.mode is Mode.INFERENCE:
+    elif precision.family not in engine.formats and workload.mode == Mode.INFERENCE:
         warnings.append(f"{engine.name} does not load {precision.label} weights; computed as if it did")
     mode = workload.mode if isinstance(workload.mode, Mode) else _mode(workload.mode, warnings)
     context = max(1, int(workload.context))
@@ -406,7 +406,11 @@ def _training_terms(
     else:
         weights, avg_bits, params = _weights(facts, precision, load_mtp=load_mtp)
     fp32 = precision.key == "fp32"
-    optimizer = workload.optimizer if isinstance(workload.optimizer, Optimizer) else Optimizer.ADAMW
+    try:
+        optimizer = Optimizer(str(workload.optimizer))
+    except ValueError:
+        warnings.append(f"unknown optimizer {workload.optimizer!r}: used AdamW")
+        optimizer = Optimizer.ADAMW
     data_parallel = max(1, int(workload.data_parallel)) if workload.zero_stage is not None else 1
     stage = workload.zero_stage if workload.zero_stage in (0, 1, 2, 3) else None
 

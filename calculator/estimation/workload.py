@@ -52,7 +52,7 @@ class Workload:
 
     @property
     def training(self) -> bool:
-        return self.mode is not Mode.INFERENCE
+        return self.mode != Mode.INFERENCE
 
     @property
     def tokens_per_sample(self) -> int:
