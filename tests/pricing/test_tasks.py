@@ -1,0 +1,125 @@
+"""Celery tasks: each provider refreshes in its own task, retried with backoff; a real worker end to end."""
+
+import threading
+import time
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import httpx
+import pytest
+import respx
+from django.conf import settings
+
+from pricing import tasks
+from pricing.models import Offer, PriceSnapshot
+from pricing.providers import runpod
+from pricing.services import gpus_sync
+
+RECORDED = Path(__file__).resolve().parent.parent / "data" / "provider-apis"
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    from django.core.cache import cache
+
+    cache.clear()
+
+
+def test_every_api_provider_has_its_own_beat_entry():
+    entries = [e for e in settings.CELERY_BEAT_SCHEDULE.values() if e["task"] == "pricing.refresh_provider"]
+    assert sorted(e["args"][0] for e in entries) == sorted(
+        ["runpod", "vastai", "lambda", "aws", "azure", "gcp", "vultr", "tensordock"]
+    )
+    assert any(e["task"] == "pricing.refresh_curated" for e in settings.CELERY_BEAT_SCHEDULE.values())
+
+
+def test_refresh_task_retries_network_failures_with_backoff():
+    task = tasks.refresh_provider
+    assert task.max_retries == 5
+    assert task.retry_backoff and task.retry_jitter
+    assert httpx.TransportError in task.autoretry_for
+
+
+@pytest.mark.django_db
+@respx.mock
+def test_refresh_task_runs_the_refresh_and_returns_its_outcome():
+    gpus_sync()
+    respx.post(runpod.INFO.endpoint).respond(200, content=(RECORDED / "runpod-example.json").read_bytes())
+    result = tasks.refresh_provider.apply(args=("runpod",))
+    assert result.get() == {"provider": "runpod", "outcome": "success", "offers": 16}
+
+
+@pytest.mark.django_db
+@respx.mock
+def test_a_timing_out_provider_is_retried_and_every_attempt_is_recorded(monkeypatch):
+    # Run the retries in-process and collect the final failure instead of raising at the first retry.
+    monkeypatch.setitem(tasks.refresh_provider.app.conf, "task_eager_propagates", False)
+    gpus_sync()
+    route = respx.post(runpod.INFO.endpoint).mock(side_effect=httpx.ReadTimeout("timed out"))
+    result = tasks.refresh_provider.apply(args=("runpod",), throw=False)
+    assert result.failed()
+    assert route.call_count == 6  # the first try and five retries
+    assert PriceSnapshot.objects.filter(outcome="failed").count() == 6
+    assert Offer.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_curated_refresh_enqueues_one_task_per_provider(monkeypatch):
+    sent = []
+    monkeypatch.setattr(tasks.refresh_provider, "delay", lambda slug: sent.append(slug))
+    slugs = tasks.refresh_curated()
+    assert sent == slugs and "coreweave" in slugs and "runpod" not in slugs
+
+
+# --- a real worker on Redis -------------------------------------------------------------------------------------
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def do_POST(self):  # the GraphQL endpoint answers POST with the recorded response
+        length = int(self.headers.get("Content-Length", 0))
+        self.rfile.read(length)
+        body = (RECORDED / "runpod-example.json").read_bytes()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def runpod_replay(monkeypatch):
+    """A local server replaying RunPod's recorded response; the worker is pointed at it via the environment."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Quiet, directory=str(RECORDED)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setenv("PRICING_ENDPOINT_OVERRIDES", f"runpod=http://127.0.0.1:{server.server_port}/graphql")
+    yield server
+    server.shutdown()
+
+
+def _wait_for(condition, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_real_worker_refreshes_a_provider_end_to_end(runpod_replay, celery_worker):
+    gpus_sync()
+    result = tasks.refresh_provider.delay("runpod")
+    assert result.get(timeout=60) == {"provider": "runpod", "outcome": "success", "offers": 16}
+    assert _wait_for(lambda: PriceSnapshot.objects.filter(outcome="success").exists(), 10)
+    snapshot = PriceSnapshot.objects.get()
+    assert snapshot.provider.slug == "runpod" and snapshot.offer_count == 16
+    assert Offer.objects.filter(snapshot=snapshot).count() == 16
+    # The same payload again: one more snapshot, no duplicate offers.
+    assert tasks.refresh_provider.delay("runpod").get(timeout=60)["outcome"] == "unchanged"
+    assert Offer.objects.count() == 16
