@@ -1,0 +1,44 @@
+"""Admin: GPUs and providers are editable metadata; snapshots and offers are append-only history (read-only)."""
+
+from django.contrib import admin
+
+from .models import Gpu, Offer, PriceSnapshot, Provider
+
+
+@admin.register(Gpu)
+class GpuAdmin(admin.ModelAdmin):
+    list_display = ["name", "short_name", "segment", "memory_gb", "memory_bandwidth_gbps", "bf16_dense_tflops"]
+    list_filter = ["segment", "vendor"]
+    search_fields = ["slug", "name", "short_name"]
+
+
+@admin.register(Provider)
+class ProviderAdmin(admin.ModelAdmin):
+    list_display = ["name", "slug", "has_api", "website"]
+    search_fields = ["slug", "name"]
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(PriceSnapshot)
+class PriceSnapshotAdmin(ReadOnlyAdmin):
+    list_display = ["provider", "captured_at", "outcome", "offer_count", "error"]
+    list_filter = ["outcome", "provider"]
+    date_hierarchy = "captured_at"
+
+
+@admin.register(Offer)
+class OfferAdmin(ReadOnlyAdmin):
+    list_display = ["provider", "gpu", "instance_name", "price_per_gpu_hour_usd", "pricing_kind", "captured_at"]
+    list_filter = ["provider", "pricing_kind", "confidence", "gpu"]
+    search_fields = ["instance_name"]
+    list_select_related = ["provider", "gpu"]

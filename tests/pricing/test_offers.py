@@ -1,0 +1,48 @@
+import pytest
+
+from pricing.offers import OfferRecord, normalise_gpu_counts, price_is_plausible
+
+
+def make(**extra):
+    base = dict(
+        provider_slug="p",
+        provider_name="P",
+        gpu_slug="a40",
+        instance_name="i",
+        gpu_counts=(4, 8),
+        price_per_gpu_hour_usd=0.59,
+    )
+    return OfferRecord(**{**base, **extra})
+
+
+def test_smallest_allowed_count_covering_the_need():
+    offer = make()
+    assert offer.smallest_count_covering(3) == 4
+    assert offer.smallest_count_covering(5) == 8
+    assert offer.smallest_count_covering(9) is None
+
+
+def test_instance_price_is_per_gpu_price_times_count_unless_quoted():
+    assert make().instance_price_per_hour(8) == pytest.approx(4.72)
+    quoted = make(instance_price_usd=((8, 50.44),), price_per_gpu_hour_usd=6.305)
+    assert quoted.instance_price_per_hour(8) == 50.44
+    assert quoted.instance_price_per_hour(4) == pytest.approx(25.22)
+
+
+def test_natural_key_tells_reserved_terms_apart():
+    assert make(pricing_kind="reserved", term="1y").natural_key != make(pricing_kind="reserved", term="3y").natural_key
+
+
+@pytest.mark.parametrize(("raw", "counts"), [(None, ()), ([], ()), ([8, 1, 4, 4], (1, 4, 8)), (2, (2,))])
+def test_gpu_counts_are_sorted_unique_or_unknown(raw, counts):
+    assert normalise_gpu_counts(raw) == counts
+
+
+@pytest.mark.parametrize("raw", [[0], [-1], ["8"], [True], "8", {"8": 1}])
+def test_gpu_counts_refuse_anything_else(raw):
+    with pytest.raises(ValueError):
+        normalise_gpu_counts(raw)
+
+
+def test_price_plausibility_band():
+    assert price_is_plausible(2.39) and not price_is_plausible(0) and not price_is_plausible(4590)

@@ -1,0 +1,89 @@
+"""Selectors: current offers with their capture date and stale flag, price history per GPU."""
+
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+
+import pytest
+from django.core.management import call_command
+
+from pricing.models import Gpu, Offer, PriceSnapshot, Provider
+from pricing.selectors import current_offers, price_history, provider_statuses
+from pricing.services import gpus_sync
+
+pytestmark = pytest.mark.django_db
+
+SEED_DAY = datetime(2026, 11, 13, tzinfo=UTC)
+
+
+@pytest.fixture
+def seed():
+    call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
+
+
+def _snapshot(provider, at, outcome="success", **prices):
+    snapshot = PriceSnapshot.objects.create(provider=provider, captured_at=at, outcome=outcome)
+    for gpu_slug, price in prices.items():
+        Offer.objects.create(
+            snapshot=snapshot,
+            provider=provider,
+            gpu=Gpu.objects.get(slug=gpu_slug.replace("_", "-")),
+            instance_name="x",
+            gpu_counts=[8],
+            price_per_gpu_hour_usd=Decimal(price),
+            captured_at=at,
+        )
+    return snapshot
+
+
+def test_current_offers_are_fresh_within_the_stale_window(seed):
+    offers = current_offers(now=SEED_DAY + timedelta(days=1))
+    assert len(offers) == 10 and not any(o.stale for o in offers)
+
+
+def test_current_offers_turn_stale_after_the_window_and_keep_their_date(seed, settings):
+    settings.PRICING_STALE_AFTER_HOURS = 24
+    offers = current_offers(now=SEED_DAY + timedelta(days=3))
+    assert all(o.stale and o.captured_at == SEED_DAY for o in offers)
+
+
+def test_current_offers_filter_by_gpu_provider_and_kind(seed):
+    assert {o.provider_slug for o in current_offers(gpu_slugs=["h200-sxm"])} == {"nebius", "coreweave", "aws"}
+    assert {o.gpu_slug for o in current_offers(provider_slugs=["runpod"])} == {"mi300x", "h200-nvl", "b300", "a40"}
+    assert current_offers(pricing_kinds=["spot"]) == []
+
+
+def test_offer_records_carry_exact_instance_prices(seed):
+    (aws,) = current_offers(provider_slugs=["aws"])
+    assert aws.instance_price_per_hour(8) == 63.296 and aws.price_per_gpu_hour_usd == 7.912
+
+
+def test_a_failed_latest_refresh_marks_the_provider_stale(seed):
+    provider = Provider.objects.get(slug="lambda")
+    PriceSnapshot.objects.create(
+        provider=provider, captured_at=SEED_DAY + timedelta(hours=1), outcome="failed", error="ReadTimeout"
+    )
+    now = SEED_DAY + timedelta(hours=2)
+    offers = {o.provider_slug: o for o in current_offers(now=now)}
+    assert offers["lambda"].stale and not offers["runpod"].stale
+    status = {s.slug: s for s in provider_statuses(now=now)}
+    assert status["lambda"].stale and status["lambda"].last_error == "ReadTimeout"
+    assert status["lambda"].offer_count == 1 and status["lambda"].last_good_at == SEED_DAY
+
+
+def test_price_history_gives_median_and_cheapest_per_day():
+    gpus_sync()
+    a = Provider.objects.create(slug="a", name="A")
+    b = Provider.objects.create(slug="b", name="B")
+    day1 = datetime(2026, 11, 1, 10, tzinfo=UTC)
+    _snapshot(a, day1, h200_sxm="4.00")
+    _snapshot(b, day1, h200_sxm="6.00")
+    _snapshot(a, day1 + timedelta(hours=5), h200_sxm="4.00")  # same offer twice a day counts once
+    _snapshot(a, day1 + timedelta(days=1), h200_sxm="3.00")
+    _snapshot(b, day1 + timedelta(days=1), outcome="failed")
+    points = price_history("h200-sxm")
+    assert [(p.day, p.median_usd, p.cheapest_usd, p.offer_count) for p in points] == [
+        (date(2026, 11, 1), Decimal("5.0000"), Decimal("4.000000"), 2),
+        (date(2026, 11, 2), Decimal("3.0000"), Decimal("3.000000"), 1),
+    ]
+    assert price_history("h200-sxm", since=date(2026, 11, 2))[0].day == date(2026, 11, 2)
+    assert price_history("b200") == []
