@@ -174,3 +174,11 @@ def price_history(
             )
         )
     return points
+
+
+def prices_captured_at() -> date | None:
+    """The day the newest price we hold was seen at its source (the footer's "prices captured" date)."""
+    from django.db.models import Max
+
+    newest = Offer.objects.aggregate(newest=Max("captured_at"))["newest"]
+    return newest.astimezone(UTC).date() if newest else None

@@ -87,3 +87,23 @@ def test_price_history_gives_median_and_cheapest_per_day():
     ]
     assert price_history("h200-sxm", since=date(2026, 11, 2))[0].day == date(2026, 11, 2)
     assert price_history("b200") == []
+
+
+def test_prices_captured_at_is_the_newest_price_day(seed):
+    from pricing.selectors import prices_captured_at
+
+    assert prices_captured_at() == date(2026, 11, 13)
+
+
+def test_prices_captured_at_is_none_without_prices():
+    from pricing.selectors import prices_captured_at
+
+    assert prices_captured_at() is None
+
+
+def test_footer_shows_the_price_capture_date_in_each_language(seed, client):
+    english = client.get("/en/").content.decode()
+    german = client.get("/de/").content.decode()
+    assert 'data-captured="2026-11-13"' in english
+    assert "Prices captured Nov 13, 2026." in english
+    assert "Preise erfasst am 13. Nov. 2026." in german
