@@ -63,3 +63,15 @@ def test_rank_int4_need_picks_eight_a40s_sold_as_eight():
 def test_rank_refuses_a_non_positive_need():
     with pytest.raises(CommandError):
         run("--memory-gb", "0")
+
+
+def test_rank_text_marks_low_confidence_rows_of_the_shipped_snapshot():
+    call_command("load_prices", stdout=StringIO())
+    out = StringIO()
+    call_command("rank", "--memory-gb", "708", stdout=out)
+    lines = out.getvalue().splitlines()
+    hot_aisle = [line for line in lines if "Hot Aisle" in line]
+    assert hot_aisle, "the shipped snapshot has Hot Aisle MI300X rows from an aggregator"
+    assert all("LOW CONFIDENCE" in line for line in hot_aisle)
+    runpod = [line for line in lines if "RunPod" in line]
+    assert runpod and not any("CONFIDENCE" in line for line in runpod)
