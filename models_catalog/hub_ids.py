@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from django.utils.translation import gettext
+
 MAX_PART_LENGTH = 96
 HUB_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9_.-]{1,96}$", re.ASCII)
 
@@ -40,23 +42,23 @@ class HubId:
 def parse_hub_id(text: str) -> HubId:
     """`"zai-org/GLM-5.3-Flash"` → HubId; anything else raises InvalidHubId with the reason."""
     if not isinstance(text, str):
-        raise InvalidHubId("a model id is text")
+        raise InvalidHubId(gettext("a model id is text"))
     candidate = text.strip()
     if not candidate:
-        raise InvalidHubId("the model id is empty")
+        raise InvalidHubId(gettext("the model id is empty"))
     if candidate.count("/") != 1:
-        raise InvalidHubId("a model id has the form organisation/name")
+        raise InvalidHubId(gettext("a model id has the form organisation/name"))
     org, name = candidate.split("/")
     for part in (org, name):
         if len(part) > MAX_PART_LENGTH:
-            raise InvalidHubId(f"each part of a model id has at most {MAX_PART_LENGTH} characters")
+            raise InvalidHubId(gettext("each part of a model id has at most %(n)s characters") % {"n": MAX_PART_LENGTH})
     if not HUB_ID_RE.fullmatch(candidate):
-        raise InvalidHubId("a model id uses only letters, digits, '_', '.' and '-'")
+        raise InvalidHubId(gettext("a model id uses only letters, digits, '_', '.' and '-'"))
     if ".." in candidate or "--" in candidate:
-        raise InvalidHubId("a model id contains neither '..' nor '--'")
+        raise InvalidHubId(gettext("a model id contains neither '..' nor '--'"))
     for part in (org, name):
         if part[0] in ".-" or part[-1] in ".-":
-            raise InvalidHubId("no part of a model id starts or ends with '.' or '-'")
+            raise InvalidHubId(gettext("no part of a model id starts or ends with '.' or '-'"))
     return HubId(org=org, name=name)
 
 

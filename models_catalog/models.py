@@ -9,16 +9,17 @@ from __future__ import annotations
 from django.db import models
 from django.db.models.functions import Lower
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 
 class Source(models.TextChoices):
-    SAFETENSORS = "safetensors", "Hub safetensors metadata"
-    MODEL_CARD = "model_card", "Model card"
-    COMPUTED = "computed", "Computed from config.json"
-    REFERENCE = "reference", "Reference document"
-    HUB_API = "hub_api", "Hub API"
-    CONFIG = "config", "config.json"
-    RECORDED = "recorded", "Recorded Hub data"
+    SAFETENSORS = "safetensors", _("Hub safetensors metadata")
+    MODEL_CARD = "model_card", _("Model card")
+    COMPUTED = "computed", _("Computed from config.json")
+    REFERENCE = "reference", _("Reference document")
+    HUB_API = "hub_api", _("Hub API")
+    CONFIG = "config", _("config.json")
+    RECORDED = "recorded", _("Recorded Hub data")
 
 
 class Model(models.Model):
@@ -85,15 +86,15 @@ class ModelFact(models.Model):
     """One figure for one fact of a model, from one source (several rows per fact when sources disagree)."""
 
     class Kind(models.TextChoices):
-        PARAMS_TOTAL = "params_total", "Total parameters"
-        PARAMS_ACTIVE = "params_active", "Active parameters per token"
-        MAX_CONTEXT = "max_context", "Maximum context"
-        LICENCE = "licence", "Licence"
-        RELEASE_DATE = "release_date", "Release date"
-        DOWNLOADS = "downloads", "Downloads"
-        LIKES = "likes", "Likes"
-        MODALITY = "modality", "Modality"
-        NATIVE_DTYPE = "native_dtype", "Released precision"
+        PARAMS_TOTAL = "params_total", _("Total parameters")
+        PARAMS_ACTIVE = "params_active", _("Active parameters per token")
+        MAX_CONTEXT = "max_context", _("Maximum context")
+        LICENCE = "licence", _("Licence")
+        RELEASE_DATE = "release_date", _("Release date")
+        DOWNLOADS = "downloads", _("Downloads")
+        LIKES = "likes", _("Likes")
+        MODALITY = "modality", _("Modality")
+        NATIVE_DTYPE = "native_dtype", _("Released precision")
 
     model = models.ForeignKey(Model, on_delete=models.CASCADE, related_name="facts")
     kind = models.CharField(max_length=16, choices=Kind.choices)

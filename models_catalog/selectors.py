@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db.models import F, Q, QuerySet
+from django.utils.translation import gettext
 
+from config.formatting import format_number
 from models_catalog.hub_ids import HubId
 from models_catalog.models import ImportRequest, Model, ModelFact, QuantizedBuild, Source
 
@@ -161,7 +163,7 @@ def model_facts(model: Model) -> ModelFacts:
                 value_text=fact.value_text,
                 billions=fact.value_int / 1e9 if fact.value_int and fact.kind in PARAM_KINDS else None,
                 source=fact.source,
-                source_label=labels.get(fact.source, fact.source),
+                source_label=str(labels.get(fact.source, fact.source)),
                 source_detail=fact.source_detail,
                 is_primary=fact.is_primary,
             )
@@ -208,7 +210,7 @@ def featured_models(limit: int = 12) -> list[FeaturedModel]:
     """A few catalog models for the home page, largest first."""
     rows = []
     for m in models_list(sort="size")[:limit]:
-        size = f"{m.params_total / 1e9:.1f}B" if m.params_total else ""
+        size = gettext("%(billions)sB") % {"billions": format_number(m.params_total / 1e9, 1)} if m.params_total else ""
         kind = "MoE" if m.is_moe else ""
         rows.append(
             FeaturedModel(url=m.url, display_name=m.display_name, summary=" ".join(p for p in (size, kind) if p))

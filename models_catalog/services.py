@@ -18,6 +18,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from models_catalog import hub
 from models_catalog.hub_ids import HubId, InvalidHubId, parse_hub_id
@@ -377,7 +378,7 @@ def import_request_start(hub_id: HubId, client_key: str) -> ImportRequest:
     key = _throttle_key(client_key)
     cache.add(key, 0, timeout=3600)
     if cache.incr(key) > limit:
-        raise ImportsThrottled(f"at most {limit} imports per hour")
+        raise ImportsThrottled(gettext("at most %(limit)s imports per hour") % {"limit": limit})
     with transaction.atomic():
         request, _ = ImportRequest.objects.update_or_create(
             hub_id=existing.hub_id if existing else hub_id.value,
