@@ -237,3 +237,5 @@ HUB_TIMEOUT_S = env_int("HUB_TIMEOUT_S", 10)
 HUB_MAX_RETRIES = env_int("HUB_MAX_RETRIES", 3)
 # On-demand imports a reader's connection may start per hour.
 CATALOG_IMPORTS_PER_CLIENT_PER_HOUR = env_int("CATALOG_IMPORTS_PER_CLIENT_PER_HOUR", 10)
+# Reverse proxies in front of the app that append to X-Forwarded-For (0: use the socket address).
+TRUSTED_PROXY_HOPS = env_int("TRUSTED_PROXY_HOPS", 0)

@@ -8,6 +8,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from models_catalog import selectors, services
+from models_catalog.client import client_address
 from models_catalog.forms import CatalogQueryForm, HubIdForm
 from models_catalog.hub_ids import HubId, InvalidHubId, parse_hub_id
 
@@ -80,7 +81,7 @@ def import_start(request: HttpRequest) -> HttpResponse:
     if existing is not None:
         return redirect(existing)
     try:
-        services.import_request_start(hub_id, client_key=request.META.get("REMOTE_ADDR", ""))
+        services.import_request_start(hub_id, client_key=client_address(request))
     except services.ImportsThrottled as exc:
         return render(request, "models_catalog/throttled.html", {"hub_id": hub_id, "reason": str(exc)}, status=429)
     return redirect("models_catalog:import_status", org=hub_id.org, name=hub_id.name)

@@ -236,3 +236,22 @@ def test_imports_per_client_are_limited_per_hour(
     assert parse(third.content).one(id="throttled")
     assert not ImportRequest.objects.filter(hub_id="org/three").exists()
     assert hub_mock.calls.call_count == 2
+
+
+def test_import_limit_counts_the_client_behind_a_trusted_proxy(
+    client, hub_mock, settings, django_capture_on_commit_callbacks, eager_celery
+):
+    settings.CATALOG_IMPORTS_PER_CLIENT_PER_HOUR = 1
+    settings.TRUSTED_PROXY_HOPS = 1
+    hub_mock.get(url__regex=r"https://huggingface\.co/api/models/.*").respond(
+        404, headers={"X-Error-Code": "RepoNotFound"}, json={"error": "Repository not found"}
+    )
+
+    with django_capture_on_commit_callbacks(execute=True):
+        # the proxy is 10.0.0.1 for everyone; the clients differ
+        alice = client.post("/en/models/import/", {"hub_id": "org/one"}, HTTP_X_FORWARDED_FOR="203.0.113.7")
+        bob = client.post("/en/models/import/", {"hub_id": "org/two"}, HTTP_X_FORWARDED_FOR="198.51.100.4")
+        # a forged left-most entry does not give alice a fresh allowance
+        forged = client.post("/en/models/import/", {"hub_id": "org/three"}, HTTP_X_FORWARDED_FOR="1.2.3.4, 203.0.113.7")
+
+    assert (alice.status_code, bob.status_code, forged.status_code) == (302, 302, 429)
