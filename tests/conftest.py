@@ -69,7 +69,9 @@ def celery_worker(require_postgres, require_redis, transactional_db, django_db_b
     """A real `celery worker` process against REDIS_URL and the test database.
 
     Use with `@pytest.mark.django_db(transaction=True)` so rows the test writes are committed and visible to the
-    worker. Yields the environment the worker runs with (extend it via the `celery_worker_env` fixture).
+    worker. The worker inherits this process's environment: a fixture requested before this one can point it
+    elsewhere with `monkeypatch.setenv` (e.g. HUB_ENDPOINT at a local server replaying recorded responses).
+    Yields the worker's hostname and environment.
     """
     from django.db import connection
 
