@@ -1,5 +1,5 @@
 FROM python:3.11-slim-bookworm
-ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PYTHONPATH=/app
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PYTHONPATH=/app STATIC_MANIFEST=1
 WORKDIR /app
 COPY . .
 # Editable install: the code, templates and bundled data are served from /app itself.

@@ -158,19 +158,19 @@ TIME_ZONE = "UTC"
 # --- Static files -----------------------------------------------------------------------------------------------
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
-# Production images run collectstatic, which writes a manifest: then hashed, compressed files are served.
+STATIC_ROOT = Path(env_str("STATIC_ROOT") or BASE_DIR / "staticfiles")
+# Production images set STATIC_MANIFEST=1 and run collectstatic: hashed, compressed files, cached for a year.
 # Without it (development, tests) files are served straight from the source folders.
-_STATIC_COLLECTED = (STATIC_ROOT / "staticfiles.json").exists()
+STATIC_MANIFEST = env_bool("STATIC_MANIFEST", default=(STATIC_ROOT / "staticfiles.json").exists())
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
         "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
-        if _STATIC_COLLECTED
+        if STATIC_MANIFEST
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
-WHITENOISE_USE_FINDERS = not _STATIC_COLLECTED
+WHITENOISE_USE_FINDERS = not STATIC_MANIFEST
 
 # --- Security ---------------------------------------------------------------------------------------------------
 # HTTPS=1 in production (behind a TLS-terminating proxy that sets X-Forwarded-Proto).
