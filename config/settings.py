@@ -224,6 +224,8 @@ PRICING_GCP_API_KEY = env_str("PRICING_GCP_API_KEY", "")
 PRICING_VULTR_API_KEY = env_str("PRICING_VULTR_API_KEY", "")
 PRICING_AWS_CREDENTIALS = env_str("PRICING_AWS_CREDENTIALS", "")  # "ACCESS_KEY_ID:SECRET_ACCESS_KEY"
 PRICING_HTTP_TIMEOUT_SECONDS = env_int("PRICING_HTTP_TIMEOUT_SECONDS", 20)
+# Pages of 64 offers a Vast.ai refresh reads at most (6 s apart for its rate limit, within 3 minutes: about 25 max).
+PRICING_VASTAI_MAX_PAGES = env_int("PRICING_VASTAI_MAX_PAGES", 20)
 # "slug=url,..." sends a provider's refresh to another endpoint (a proxy, a staging replay server).
 PRICING_ENDPOINT_OVERRIDES = env_list("PRICING_ENDPOINT_OVERRIDES")
 # Offers older than this (or whose provider's last refresh failed) are shown as stale, with their capture date.

@@ -3,17 +3,23 @@
 Each offer is one host's machine: ``dph_total`` is USD per hour for all its ``num_gpus`` GPUs. A marketplace has
 many prices for one GPU type, so offers are grouped per GPU type and rental type, and the group's **median**
 per-GPU price becomes the offer (the seed page shows "the middle offer" for marketplaces); the GPU counts are
-those the marketplace had on offer.
+those the marketplace had on offer. ``fetch`` pages through the whole book (up to ``PRICING_VASTAI_MAX_PAGES``), so
+the median is over every verified offer, not just the cheapest page.
 """
 
 from __future__ import annotations
 
+import json
+import logging
+import time
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import datetime
 from statistics import median
 from typing import Any
 
 import httpx
+from django.conf import settings
 
 from pricing.offers import OfferRecord
 
@@ -28,6 +34,7 @@ INFO = ProviderInfo(
     api_key_setting="PRICING_VASTAI_API_KEY",
     docs="vast-ai/docs api-reference/openapi/yaml/search_offers.yaml",
 )
+logger = logging.getLogger(__name__)
 
 GPU_NAMES: dict[str, str] = {
     "A100 PCIE": "a100-80gb-pcie",
@@ -57,22 +64,119 @@ GPU_NAMES: dict[str, str] = {
 # Vast.ai names A100s the same at 40 and 80 GB; per-GPU RAM (MB) tells them apart.
 _A100_40GB = {"A100 PCIE": "a100-40gb-pcie", "A100 SXM4": "a100-40gb-sxm"}
 
-PAGE_SIZE = 64
+PAGE_SIZE = 64  # the most offers the search returned per call in 2026 (vastai.md)
+DEFAULT_MAX_PAGES = 20  # settings.PRICING_VASTAI_MAX_PAGES overrides it
+# search_offers.yaml declares "x-rate-limit: 10 requests per minute per IP", so page requests start 6 s apart.
+PAGE_INTERVAL_SECONDS = 6.0
+# The whole book is read within this time; it stays under CELERY_TASK_SOFT_TIME_LIMIT (240 s) even when the last
+# request then runs to its own timeout, so a slow read is recorded as a failed snapshot instead of killing the task.
+FETCH_BUDGET_SECONDS = 180.0
+
+_QUERY = {
+    "verified": {"eq": True},
+    "rentable": {"eq": True},
+    "rented": {"eq": False},
+    "type": "ondemand",
+    "order": [["dph_total", "asc"]],
+}
 
 
-def fetch(client: httpx.Client, api_key: str | None, endpoint: str = INFO.endpoint) -> bytes:
+def fetch(
+    client: httpx.Client,
+    api_key: str | None,
+    endpoint: str = INFO.endpoint,
+    *,
+    max_pages: int | None = None,
+    page_size: int | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    pause: Callable[[float], None] = time.sleep,
+) -> bytes:
+    """Read the offer book cheapest first, one page per request, and return it as one ``{"offers": [...]}``.
+
+    The search has no cursor, so each next page asks for ``dph_total >= `` the highest price seen (vastai.md) and
+    offers already read are dropped by id: offers tied at a page boundary are then read once each instead of lost,
+    as a strict ``>`` would lose them. The offers are sorted by price and id, so an unchanged book gives identical
+    bytes (and an ``unchanged`` snapshot) whatever order the server returns ties in.
+
+    Any failure on any page fails the whole refresh (the provider keeps its last good offers, as for every other
+    failure): an HTTP error or timeout propagates, a page that is not a well-formed offer list is returned as the
+    payload so ``parse`` refuses it, and running out of time raises ``httpx.TimeoutException``. A partial book
+    would be its cheapest pages only, the low-biased median that paging exists to avoid, and a snapshot cannot
+    say it is partial. Reaching ``max_pages`` is different: a fixed bound, the same every hour, so it stops the
+    read, keeps what was read, and logs a warning.
+    """
+    if max_pages is None:
+        max_pages = int(getattr(settings, "PRICING_VASTAI_MAX_PAGES", DEFAULT_MAX_PAGES))
+    page_size = page_size or PAGE_SIZE
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    query = {
-        "verified": {"eq": True},
-        "rentable": {"eq": True},
-        "rented": {"eq": False},
-        "type": "ondemand",
-        "limit": PAGE_SIZE,
-        "order": [["dph_total", "asc"]],
-    }
-    response = client.post(endpoint, json=query, headers=headers)
-    response.raise_for_status()
-    return response.content
+    book: dict[str, dict] = {}
+    price_filter: dict[str, float] = {}
+    started = last_request = clock()
+    for page in range(max_pages):
+        if page:
+            wait = PAGE_INTERVAL_SECONDS - (clock() - last_request)
+            if clock() - started + max(wait, 0.0) >= FETCH_BUDGET_SECONDS:
+                raise httpx.TimeoutException(
+                    f"Vast.ai offer search: {page} pages read, time budget of {FETCH_BUDGET_SECONDS:.0f} s spent"
+                )
+            if wait > 0:
+                pause(wait)
+        last_request = clock()
+        query = {**_QUERY, "limit": page_size, **({"dph_total": price_filter} if price_filter else {})}
+        response = client.post(endpoint, json=query, headers=headers)
+        response.raise_for_status()
+        rows = _page_rows(response.content)
+        if rows is None:
+            return response.content
+        new = 0
+        for row in rows:
+            key = _offer_key(row)
+            if key not in book:
+                book[key] = row
+                new += 1
+        if len(rows) < page_size:
+            break
+        highest = max(row["dph_total"] for row in rows)
+        if new:
+            price_filter = {"gte": highest}
+        elif price_filter != {"gt": highest}:
+            # A whole page at one price: step past it (offers at that price beyond one page stay unread).
+            logger.warning(
+                "Vast.ai offer search: more than %d offers at %s USD/h; reading on above it", page_size, highest
+            )
+            price_filter = {"gt": highest}
+        else:
+            break  # the price filter no longer moves the book forward
+    else:
+        logger.warning(
+            "Vast.ai offer search: stopped after %d pages (%d offers); offers above %s USD/h were not read",
+            max_pages,
+            len(book),
+            max((row["dph_total"] for row in book.values()), default=None),
+        )
+    offers = sorted(book.values(), key=lambda row: (row["dph_total"], _offer_key(row)))
+    return json.dumps({"offers": offers}, separators=(",", ":")).encode()
+
+
+def _page_rows(raw: bytes) -> list[dict] | None:
+    """The page's offers, or None when it is not an offer list with numeric prices (``parse`` refuses those)."""
+    try:
+        payload = json.loads(raw)
+    except ValueError:
+        return None
+    rows = payload.get("offers") if isinstance(payload, dict) else None
+    if not isinstance(rows, list):
+        return None
+    for row in rows:
+        price = row.get("dph_total") if isinstance(row, dict) else None
+        if isinstance(price, bool) or not isinstance(price, int | float):
+            return None
+    return rows
+
+
+def _offer_key(row: dict) -> str:
+    offer_id = row.get("id")
+    return str(offer_id) if offer_id is not None else json.dumps(row, sort_keys=True)
 
 
 def _slug(gpu_name: str, gpu_ram_mb: Any) -> str | None:
