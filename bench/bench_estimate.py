@@ -17,7 +17,7 @@ sys.path.insert(0, str(ROOT))
 
 from calculator.estimation import PRECISIONS, Mode, Workload, estimate, gpus_needed  # noqa: E402
 from calculator.estimation import facts as facts_module  # noqa: E402
-from calculator.estimation import memory as memory_module  # noqa: E402
+from calculator.estimation import weights as weights_module  # noqa: E402
 from models_catalog.architecture import ModelSpec, ParamCounts  # noqa: E402
 from pricing.gpus import load_gpus  # noqa: E402
 
@@ -72,12 +72,12 @@ def main() -> None:
 
         def cold(spec: ModelSpec = spec) -> None:
             facts_module._CACHE.clear()
-            memory_module._WEIGHT_CACHE.clear()
+            weights_module._WEIGHT_CACHE.clear()
             estimate(spec)
 
         def page(spec: ModelSpec = spec) -> None:
             facts_module._CACHE.clear()
-            memory_module._WEIGHT_CACHE.clear()
+            weights_module._WEIGHT_CACHE.clear()
             for precision in PRECISIONS:
                 for mode in Mode:
                     total = estimate(spec, Workload(mode=mode, precision=precision)).total_bytes

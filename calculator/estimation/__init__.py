@@ -26,9 +26,10 @@ from .fit import (
     usable_bytes,
 )
 from .inverse import max_concurrency, max_context
-from .memory import estimate, weights_only_bytes
+from .memory import estimate
 from .precision import PAGE_PRECISIONS, PRECISIONS, Precision, get_precision
 from .speed import SpeedEstimate, decode_bytes_per_step, speed
+from .weights import weights_only_bytes
 from .workload import GB, GIB, MODES, OPTIMIZERS, Breakdown, Mode, Optimizer, Term, Workload
 
 __all__ = [

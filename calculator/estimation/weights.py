@@ -1,0 +1,49 @@
+"""Weight memory: parameters × the true bits of a precision or format, cached per spec and precision."""
+
+from __future__ import annotations
+
+from models_catalog.architecture import ModelSpec
+
+from .facts import SpecFacts, spec_facts
+from .precision import (
+    NF4_DOUBLE_QUANT_BITS,
+    Precision,
+    get_precision,
+    weight_bits_total,
+)
+
+_WEIGHT_CACHE: dict[tuple[int, str, bool, str], tuple[SpecFacts, int, float, int]] = {}
+
+
+def weight_bytes(facts: SpecFacts, precision: Precision, *, load_mtp: bool, variant: str = "") -> int:
+    return weights_detail(facts, precision, load_mtp=load_mtp, variant=variant)[0]
+
+
+def weights_detail(
+    facts: SpecFacts, precision: Precision, *, load_mtp: bool, variant: str = ""
+) -> tuple[int, float, int]:
+    """(bytes, average bits per parameter, parameters) of the weights, cached per spec and precision."""
+    key = (id(facts), precision.key, load_mtp, variant)
+    hit = _WEIGHT_CACHE.get(key)
+    if hit is not None and hit[0] is facts:
+        return hit[1], hit[2], hit[3]
+    counts = facts.counts if load_mtp else facts.counts_without_mtp
+    bits = precision.bits(counts, facts.layer_facts)
+    if variant == "qlora":
+        # prepare_model_for_kbit_training casts every non-4-bit parameter to fp32 (§6.4)
+        bits = bits._replace(embedding=32.0, lm_head=32.0, norms=32.0, vision=32.0, router=NF4_DOUBLE_QUANT_BITS)
+    params = sum(counts)
+    total_bits = weight_bits_total(counts, bits)
+    result = (round(total_bits / 8), total_bits / params if params else 0.0, params)
+    if len(_WEIGHT_CACHE) > 4096:
+        _WEIGHT_CACHE.clear()
+    _WEIGHT_CACHE[key] = (facts, *result)
+    return result
+
+
+def weights_only_bytes(spec: ModelSpec, precision: str, *, load_mtp_layers: bool = True) -> int:
+    """Bytes of the weights alone in ``precision`` (the quantized-build ladder); 0 for an unknown name."""
+    found = get_precision(precision)
+    if found is None:
+        return 0
+    return weights_detail(spec_facts(spec), found, load_mtp=load_mtp_layers)[0]
