@@ -8,9 +8,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db.models import F, Q, QuerySet
-from django.utils.translation import gettext
 
-from config.formatting import format_number
 from models_catalog.hub_ids import HubId
 from models_catalog.models import ImportRequest, Model, ModelFact, QuantizedBuild, Source
 
@@ -203,16 +201,18 @@ def model_facts(model: Model) -> ModelFacts:
 class FeaturedModel:
     url: str
     display_name: str
-    summary: str
+    params_billions: float | None  # the page formats it for the reader's locale
+    is_moe: bool
 
 
 def featured_models(limit: int = 12) -> list[FeaturedModel]:
     """A few catalog models for the home page, largest first."""
-    rows = []
-    for m in models_list(sort="size")[:limit]:
-        size = gettext("%(billions)sB") % {"billions": format_number(m.params_total / 1e9, 1)} if m.params_total else ""
-        kind = "MoE" if m.is_moe else ""
-        rows.append(
-            FeaturedModel(url=m.url, display_name=m.display_name, summary=" ".join(p for p in (size, kind) if p))
+    return [
+        FeaturedModel(
+            url=m.url,
+            display_name=m.display_name,
+            params_billions=m.params_total / 1e9 if m.params_total else None,
+            is_moe=bool(m.is_moe),
         )
-    return rows
+        for m in models_list(sort="size")[:limit]
+    ]

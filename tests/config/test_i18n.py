@@ -80,3 +80,16 @@ def test_dates_follow_the_locale():
 
     assert format_day(date(2026, 11, 13), locale="en") == "Nov 13, 2026"
     assert format_day(date(2026, 11, 13), locale="de") == "13. Nov. 2026"
+
+
+def test_home_lists_the_largest_models_with_sizes_in_the_reader_locale(client):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    call_command("import_models", offline=str(ROOT / "models_catalog/data/hub"), stdout=StringIO())
+    english = client.get("/en/").content.decode()
+    german = client.get("/de/").content.decode()
+    assert 'Kimi-K2-Instruct</a> <span class="muted">1,026.5B MoE</span>' in english
+    assert 'Kimi-K2-Instruct</a> <span class="muted">1.026,5 Mrd. MoE</span>' in german
+    assert english.count('class="muted">') >= 12
