@@ -249,7 +249,7 @@ def http_client() -> httpx.Client:
     timeout = float(getattr(settings, "PRICING_HTTP_TIMEOUT_SECONDS", 20))
     return httpx.Client(
         timeout=httpx.Timeout(timeout, connect=min(timeout, 5.0)),
-        headers={"User-Agent": "gpufit price refresh (+https://github.com/gpufit)"},
+        headers={"User-Agent": "gpufit-price-refresh/0.1"},
         follow_redirects=True,
     )
 
