@@ -5,15 +5,13 @@ import logging
 from django.conf import settings
 from django.http import HttpRequest
 
+from pricing.selectors import prices_captured_at
+
 logger = logging.getLogger(__name__)
 
 
 def _prices_captured_at():
-    """The newest successful price capture, for the footer; None when there are no prices yet."""
-    try:
-        from pricing.selectors import prices_captured_at
-    except ImportError:
-        return None
+    """The day the newest price was seen, for the footer (called only when a page renders it); None without prices."""
     try:
         return prices_captured_at()
     except Exception:  # a footer must never take a page down

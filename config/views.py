@@ -6,6 +6,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from config import health
+from models_catalog.selectors import featured_models
 
 
 @require_GET
@@ -24,15 +25,7 @@ def healthz(request: HttpRequest) -> JsonResponse:
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "home.html", _home_context())
-
-
-def _home_context() -> dict:
-    try:
-        from models_catalog.selectors import featured_models
-    except ImportError:
-        return {"featured_models": []}
-    return {"featured_models": featured_models()}
+    return render(request, "home.html", {"featured_models": featured_models()})
 
 
 @require_GET

@@ -15,7 +15,7 @@ from decimal import Decimal
 from statistics import median
 
 from django.conf import settings
-from django.db.models import OuterRef, Subquery
+from django.db.models import Count, Max, OuterRef, Subquery
 
 from .models import Offer, PriceSnapshot, Provider
 from .offers import OfferRecord
@@ -67,12 +67,25 @@ def _providers_with_latest():
     )
 
 
+def _latest_refresh_failed(provider: Provider) -> bool:
+    """The provider's newest refresh failed or came back empty: its current offers are the last good ones."""
+    return provider.last_outcome in (PriceSnapshot.Outcome.FAILED, PriceSnapshot.Outcome.EMPTY)
+
+
 def provider_statuses(now: datetime | None = None) -> list[ProviderStatus]:
     now = now or datetime.now(UTC)
+    providers = list(_providers_with_latest().order_by("name"))
+    success_ids = [p.success_id for p in providers if p.success_id]
+    offer_counts = dict(
+        Offer.objects.filter(snapshot_id__in=success_ids)
+        .values("snapshot_id")
+        .annotate(n=Count("id"))
+        .values_list("snapshot_id", "n")
+    )
     statuses = []
-    for provider in _providers_with_latest().order_by("name"):
-        count = Offer.objects.filter(snapshot_id=provider.success_id).count() if provider.success_id else 0
-        failing = provider.last_outcome in (PriceSnapshot.Outcome.FAILED, PriceSnapshot.Outcome.EMPTY)
+    for provider in providers:
+        count = offer_counts.get(provider.success_id, 0)
+        failing = _latest_refresh_failed(provider)
         old = provider.good_at is None or now - provider.good_at > _stale_after()
         statuses.append(
             ProviderStatus(
@@ -127,8 +140,7 @@ def current_offers(
         providers = providers.filter(slug__in=list(provider_slugs))
     by_snapshot = {}
     for provider in providers:
-        failing = provider.last_outcome in (PriceSnapshot.Outcome.FAILED, PriceSnapshot.Outcome.EMPTY)
-        by_snapshot[provider.success_id] = (failing, provider.good_at)
+        by_snapshot[provider.success_id] = (_latest_refresh_failed(provider), provider.good_at)
     offers = Offer.objects.filter(snapshot_id__in=list(by_snapshot)).select_related("provider", "gpu", "snapshot")
     if gpu_slugs is not None:
         offers = offers.filter(gpu__slug__in=list(gpu_slugs))
@@ -178,7 +190,5 @@ def price_history(
 
 def prices_captured_at() -> date | None:
     """The day the newest price we hold was seen at its source (the footer's "prices captured" date)."""
-    from django.db.models import Max
-
     newest = Offer.objects.aggregate(newest=Max("captured_at"))["newest"]
     return newest.astimezone(UTC).date() if newest else None
