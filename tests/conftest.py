@@ -10,12 +10,13 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from django.conf import settings
+
+from tests.support import wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -53,15 +54,6 @@ def require_redis() -> None:
         redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2).ping()
     except redis.RedisError as exc:
         missing_service(f"Redis at {settings.REDIS_URL} is not answering: {exc}")
-
-
-def _wait_for(condition, timeout: float, interval: float = 0.2) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(interval)
-    return False
 
 
 @pytest.fixture
@@ -112,7 +104,7 @@ def celery_worker(require_postgres, require_redis, transactional_db, django_db_b
         text=True,
     )
     try:
-        ready = _wait_for(lambda: process.poll() is None and bool(app.control.ping([hostname], timeout=0.5)), 45)
+        ready = wait_for(lambda: process.poll() is None and bool(app.control.ping([hostname], timeout=0.5)), 45)
         if not ready:
             process.kill()
             output = process.communicate(timeout=10)[0]

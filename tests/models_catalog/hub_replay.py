@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import respx
+
+from tests.support import local_server
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "hub"
 ENDPOINT = "https://huggingface.co"
@@ -82,11 +83,5 @@ class _Handler(BaseHTTPRequestHandler):
 def local_hub(names: tuple[str, ...]) -> Iterator[str]:
     """A Hub on 127.0.0.1 serving the named recordings; yields its endpoint URL. Unknown paths answer 404."""
     handler = type("RecordedHub", (_Handler,), {"recordings": [recording(n) for n in names]})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with local_server(handler) as endpoint:
+        yield endpoint

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import httpx
 import pytest
 
@@ -12,6 +10,7 @@ from models_catalog.models import ImportRequest, Model
 from models_catalog.tasks import model_import_task
 from tests.models_catalog.html import parse
 from tests.models_catalog.hub_replay import ENDPOINT, QWEN_SET, local_hub
+from tests.support import wait_for
 
 QWEN = "Qwen/Qwen3-30B-A3B"
 
@@ -53,15 +52,15 @@ def test_on_demand_import_through_a_real_worker(recorded_hub_for_worker, celery_
     assert response.status_code == 302
     status_url = response["Location"]
 
-    deadline = time.monotonic() + 60
-    state = "queued"
-    while time.monotonic() < deadline:
-        fragment = parse(client.get(status_url, headers={"HX-Request": "true"}).content)
-        state = fragment.one("div", id="import-status").attrs["data-state"]
-        if state in ("done", "failed"):
-            break
-        time.sleep(0.25)
+    seen = {}
 
+    def finished() -> bool:
+        seen["fragment"] = parse(client.get(status_url, headers={"HX-Request": "true"}).content)
+        seen["state"] = seen["fragment"].one("div", id="import-status").attrs["data-state"]
+        return seen["state"] in ("done", "failed")
+
+    wait_for(finished, 60, interval=0.25)
+    fragment, state = seen["fragment"], seen["state"]
     assert state == "done", f"import ended {state!r}"
     assert fragment.one("section", id="model-facts").attrs["data-hub-id"] == QWEN
     model = Model.objects.get(hub_id=QWEN)

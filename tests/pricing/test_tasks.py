@@ -1,9 +1,6 @@
 """Celery tasks: each provider refreshes in its own task, retried with backoff; a real worker end to end."""
 
-import threading
-import time
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import httpx
@@ -15,6 +12,7 @@ from pricing import tasks
 from pricing.models import Offer, PriceSnapshot
 from pricing.providers import runpod
 from pricing.services import gpus_sync
+from tests.support import local_server, wait_for
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "provider-apis"
 
@@ -75,7 +73,7 @@ def test_curated_refresh_enqueues_one_task_per_provider(monkeypatch):
 # --- a real worker on Redis -------------------------------------------------------------------------------------
 
 
-class _Quiet(SimpleHTTPRequestHandler):
+class _Quiet(BaseHTTPRequestHandler):
     def do_POST(self):  # the GraphQL endpoint answers POST with the recorded response
         length = int(self.headers.get("Content-Length", 0))
         self.rfile.read(length)
@@ -93,21 +91,9 @@ class _Quiet(SimpleHTTPRequestHandler):
 @pytest.fixture
 def runpod_replay(monkeypatch):
     """A local server replaying RunPod's recorded response; the worker is pointed at it via the environment."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Quiet, directory=str(RECORDED)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    monkeypatch.setenv("PRICING_ENDPOINT_OVERRIDES", f"runpod=http://127.0.0.1:{server.server_port}/graphql")
-    yield server
-    server.shutdown()
-
-
-def _wait_for(condition, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.2)
-    return False
+    with local_server(_Quiet) as base_url:
+        monkeypatch.setenv("PRICING_ENDPOINT_OVERRIDES", f"runpod={base_url}/graphql")
+        yield base_url
 
 
 @pytest.mark.services
@@ -116,7 +102,7 @@ def test_real_worker_refreshes_a_provider_end_to_end(runpod_replay, celery_worke
     gpus_sync()
     result = tasks.refresh_provider.delay("runpod")
     assert result.get(timeout=60) == {"provider": "runpod", "outcome": "success", "offers": 16}
-    assert _wait_for(lambda: PriceSnapshot.objects.filter(outcome="success").exists(), 10)
+    assert wait_for(lambda: PriceSnapshot.objects.filter(outcome="success").exists(), 10)
     snapshot = PriceSnapshot.objects.get()
     assert snapshot.provider.slug == "runpod" and snapshot.offer_count == 16
     assert Offer.objects.filter(snapshot=snapshot).count() == 16
