@@ -70,7 +70,7 @@ KNOWN_FAMILIES = frozenset(
 _NON_GATED_MLP = frozenset({"phi", "gpt2", "gpt_neox", "starcoder2", "falcon", "gpt_bigcode", "opt", "bloom"})
 _GLM = frozenset({"glm4", "glm4_moe", "glm4v_moe", "glm4_moe_lite", "glm_moe_dsa", "glm5_next"})
 # Checkpoints whose MTP layer stores the embedding and output head again (DeepSeek-V3: 671.03 B + 11.61 B +
-# 2 × 0.93 B = 684.5 B, methodology §1.1; GLM-4.5 likewise). GLM-5's MTP layer does not (753.86 B exactly).
+# 2 × 0.93 B = 684.5 B, docs/methodology.md §1.1; GLM-4.5 likewise). GLM-5's MTP layer does not (753.86 B exactly).
 _MTP_WITH_EMBEDDINGS = frozenset({"deepseek_v3", "deepseek_v32", "glm4_moe", "glm4v_moe", "glm4_moe_lite"})
 # Llama 3.2 Vision's tower when its vision_config omits sizes (MllamaVisionConfig defaults, the 11B's values).
 _MLLAMA_VISION_DEFAULTS = {"intermediate_size": 5120, "vision_output_dim": 7680, "max_num_tiles": 4}

@@ -1,6 +1,6 @@
 """Per-layer attention kinds → the ``LayerGroup`` cache layouts the memory math reads.
 
-Cache shapes follow docs/memory-methodology.md §3: full attention keeps K and V per KV head; MLA keeps the
+Cache shapes follow docs/methodology.md §3: full attention keeps K and V per KV head; MLA keeps the
 ``kv_lora_rank`` latent plus the ``qk_rope_head_dim`` key (vLLM/SGLang layout) and, with a DSA indexer, the
 ``index_head_dim`` key; Gated DeltaNet keeps ``n_v·d_k·d_v`` recurrent state and ``(kernel−1)·(2·n_k·d_k + n_v·d_v)``
 convolution state (vLLM ``gated_delta_net_state_shape``); KDA keeps one ``d×d`` state per head and three short

@@ -7,7 +7,7 @@ GLM-5.3-Flash), ``hybrid_override_pattern`` (Nemotron-H), ``attn_layer_period``/
 ``attention_chunk_size`` (Llama 4), and for the MLP ``mlp_layer_types``, ``first_k_dense_replace`` +
 ``moe_layer_freq`` (DeepSeek, GLM), ``decoder_sparse_step`` + ``mlp_only_layers`` (Qwen MoE),
 ``interleave_moe_layer_step`` (Llama 4) and ``expert_layer_period`` (Jamba). Layer selection rules follow the
-transformers / vLLM implementations cited in docs/memory-methodology.md §1.2.
+transformers / vLLM implementations cited in docs/methodology.md §1.2.
 """
 
 from __future__ import annotations

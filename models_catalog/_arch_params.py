@@ -1,4 +1,4 @@
-"""Parameter counts per component from the config (docs/memory-methodology.md §1.2).
+"""Parameter counts per component from the config (docs/methodology.md §1.2).
 
 The formulas reproduce the Hub's safetensors totals for the recorded models (see
 tests/models_catalog/test_arch_hub_totals.py). Every matrix a quantizer would pack is also recorded as a

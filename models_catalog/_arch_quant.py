@@ -1,7 +1,7 @@
 """Release dtype and packed-storage arithmetic for ``models_catalog.architecture``.
 
 The Hub's safetensors totals count stored *elements*. For quantized checkpoints that differs from the
-parameter count (docs/memory-methodology.md §1.1): FP8 block checkpoints add one float32 scale per 128×128
+parameter count (docs/methodology.md §1.1): FP8 block checkpoints add one float32 scale per 128×128
 block, GPTQ/AWQ pack 8 int4 values into each I32 and add zeros/scales, bitsandbytes 4-bit packs two values
 per U8 and adds absmax values. For gpt-oss the Hub reports one element per MXFP4 value plus one per E8M0
 scale (120,412,337,472 = 116,829,156,672 parameters + 114,661,785,600 expert weights / 32).

@@ -111,7 +111,7 @@ class ModelSpec:
     notes: tuple[str, ...] = field(default_factory=tuple)  # plain-English caveats for the page
     # Added fields (defaults keep older constructors valid):
     # active parameters as computed from the config whatever params_active's source: everything one token
-    # multiplies, input embedding excluded unless tied (methodology §1.4); 0 when not computed
+    # multiplies, input embedding excluded unless tied (docs/methodology.md §1.4); 0 when not computed
     params_active_computed: int = 0
     # stored elements the Hub's safetensors total would show for this config and release format (packed
     # MXFP4 values, FP8 block scales, GPTQ/AWQ side tensors); equals the computed total for plain dtypes

@@ -1,6 +1,6 @@
 """Inference engines: how each one pages the KV cache, reserves memory and what it runs on.
 
-Each rule names its source in docs/memory-methodology.md (see SOURCES.md for the table). Engine and KV-dtype
+Each rule names its source in docs/methodology.md (see SOURCES.md for the table). Engine and KV-dtype
 keys are spelled as the engines spell them (``vllm``, ``llama.cpp``; ``fp16``, ``fp8``, ``q8_0``, ``q4_0``).
 """
 

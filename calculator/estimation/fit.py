@@ -88,7 +88,7 @@ def tensor_parallel_size(count: int, attention_heads: int, kv_heads: int) -> int
     """The smallest tensor-parallel degree ≥ ``count`` (within one node) that splits the attention heads evenly.
 
     vLLM and SGLang require the query heads to divide by the TP degree, and KV heads either to divide by it or
-    to divide it (they are replicated beyond that, memory-methodology §3.1). ``None``: no such degree within a
+    to divide it (they are replicated beyond that, docs/methodology.md §3.1). ``None``: no such degree within a
     node; the model then needs pipeline parallelism or several nodes."""
     heads = max(1, attention_heads)
     kv = max(1, kv_heads)
@@ -99,7 +99,7 @@ def tensor_parallel_size(count: int, attention_heads: int, kv_heads: int) -> int
 
 
 # macOS's default GPU working set (Metal recommendedMaxWorkingSetSize) as a share of RAM, from the data points
-# memory-methodology §4.5 collects (issue-thread reports, not an Apple spec): ~0.67–0.74 at 16 GB, ~0.74 at 24 GB,
+# docs/methodology.md §4.5 collects (issue-thread reports, not an Apple spec): ~0.67–0.74 at 16 GB, ~0.74 at 24 GB,
 # ~0.84 at 128 GB. Between the points the share is interpolated; this is an estimate and pages say so.
 APPLE_DEFAULT_GPU_SHARE_POINTS: tuple[tuple[int, float], ...] = ((16, 0.705), (24, 0.74), (128, 0.84))
 # What raising iogpu.wired_limit_mb must leave to macOS itself (estimated: the 128 GiB example in §4.5 raised
@@ -130,7 +130,7 @@ class AppleFit:
 
 def apple_fit(total_bytes: int, ram_bytes: int) -> AppleFit:
     """Whether ``total_bytes`` fits a Mac with ``ram_bytes`` of unified memory, before and after raising
-    ``iogpu.wired_limit_mb`` (memory-methodology §4.5: mlx-lm's README says above the model, below RAM)."""
+    ``iogpu.wired_limit_mb`` (docs/methodology.md §4.5: mlx-lm's README says above the model, below RAM)."""
     ram = max(0, int(ram_bytes))
     default_limit = int(ram * apple_default_gpu_share(ram / 10**9))
     reserve = max(APPLE_MIN_SYSTEM_RESERVE_BYTES, ram // 8) if ram > 0 else 0

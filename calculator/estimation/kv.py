@@ -1,4 +1,4 @@
-"""KV cache and per-sequence state, per attention layout and per engine (memory-methodology §3)."""
+"""KV cache and per-sequence state, per attention layout and per engine (docs/methodology.md §3)."""
 
 from __future__ import annotations
 

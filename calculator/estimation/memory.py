@@ -1,7 +1,7 @@
 """``estimate(spec, workload) -> Breakdown``: the memory a model needs for inference or fine-tuning.
 
 Every term carries its formula and inputs (English and German) so a page can print how the number was made.
-Sources of each rule: docs/memory-methodology.md, summarised in SOURCES.md next to this file.
+Sources of each rule: docs/methodology.md, summarised in SOURCES.md next to this file.
 """
 
 from __future__ import annotations

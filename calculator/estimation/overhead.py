@@ -1,6 +1,6 @@
 """Runtime overhead per engine: the seed's 10 % + 1 GB, vLLM's profiled peak, llama.cpp, Ollama, SGLang, MLX.
 
-Sources: SOURCES.md next to this file (memory-methodology §4).
+Sources: SOURCES.md next to this file (docs/methodology.md §4).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Weight precisions and real quantization formats: bits per parameter, scales included, per tensor category.
 
 A format quantizes some tensors and keeps others in 16 or 32 bit; the bytes come from applying each format's
-bits to the tensors it actually quantizes (docs/memory-methodology.md §2; sources in SOURCES.md). The generic
+bits to the tensors it actually quantizes (docs/methodology.md §2; sources in SOURCES.md). The generic
 ``int8`` / ``int4`` precisions are the seed page's method (1 byte or 0.5 byte per parameter + 5 % for scales,
 applied to every parameter); the named formats (GGUF, AWQ, GPTQ, NF4, MLX, MXFP4) carry their true bytes.
 """
@@ -39,7 +39,7 @@ class LayerFacts(NamedTuple):
     row_width: int  # hidden size: the row length most tensors are quantized along
 
 
-# bits per weight of GGUF block types, from ggml-common.h block sizes (memory-methodology §2.6)
+# bits per weight of GGUF block types, from ggml-common.h block sizes (docs/methodology.md §2.6)
 GGUF_TYPE_BITS: Mapping[str, float] = {
     "F32": 32.0,
     "F16": 16.0,
@@ -82,7 +82,7 @@ _K_BLOCK_FALLBACK: Mapping[str, str] = {
     "IQ4_XS": "IQ4_NL",
 }
 
-# Scale overhead of the real formats (memory-methodology §2.2–2.8).
+# Scale overhead of the real formats (docs/methodology.md §2.2–2.8).
 FP8_BLOCK_BITS = 8 + 32 / (128 * 128)  # DeepSeek-style FP8, one fp32 scale per 128×128 block
 GPTQ_AWQ_G128_BITS = 4 + 16 / 128 + 4 / 128  # int4 + fp16 scale + packed 4-bit zero per group of 128
 NF4_DOUBLE_QUANT_BITS = 4 + 8 / 64 + 32 / (64 * 256)  # bitsandbytes NF4, absmax re-quantized in blocks of 256

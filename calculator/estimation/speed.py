@@ -1,4 +1,4 @@
-"""Decode and prefill speed from memory bandwidth and FLOPs (memory-methodology §5).
+"""Decode and prefill speed from memory bandwidth and FLOPs (docs/methodology.md §5).
 
 Decode reads every active weight byte and the KV cache once per step; prefill is compute bound. Efficiencies
 are ranges, not constants: η_BW 0.5–0.8 (§5.4, a rule of thumb calibrated per engine) and an assumed prefill

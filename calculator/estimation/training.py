@@ -1,6 +1,6 @@
 """Fine-tuning memory: LoRA, QLoRA and full fine-tuning (weights, adapters, gradients, optimizer, activations).
 
-Sources: SOURCES.md next to this file (memory-methodology §6).
+Sources: SOURCES.md next to this file (docs/methodology.md §6).
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ def weights_detail(
     counts = facts.counts if load_mtp else facts.counts_without_mtp
     bits = precision.bits(counts, facts.layer_facts)
     if variant == "qlora":
-        # prepare_model_for_kbit_training casts every non-4-bit parameter to fp32 (§6.4)
+        # prepare_model_for_kbit_training casts every non-4-bit parameter to fp32 (docs/methodology.md §6.4)
         bits = bits._replace(embedding=32.0, lm_head=32.0, norms=32.0, vision=32.0, router=NF4_DOUBLE_QUANT_BITS)
     params = sum(counts)
     total_bits = weight_bits_total(counts, bits)

@@ -1,4 +1,4 @@
-"""Weight bytes of real quantization formats (docs/memory-methodology.md §2)."""
+"""Weight bytes of real quantization formats (docs/methodology.md §2)."""
 
 from __future__ import annotations
 

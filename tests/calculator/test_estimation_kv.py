@@ -1,6 +1,6 @@
 """KV-cache sizes engines report, recomputed exactly from the recorded configs.
 
-Every reported figure is quoted in docs/memory-methodology.md (section in each test); SOURCES.md tabulates them.
+Every reported figure is quoted in docs/methodology.md (section in each test); SOURCES.md tabulates them.
 """
 
 from __future__ import annotations

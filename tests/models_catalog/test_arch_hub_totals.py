@@ -17,7 +17,7 @@ from models_catalog.architecture import ModelSpec
 HUB = Path(models_catalog.__file__).parent / "data" / "hub"
 
 # gpt-oss: the Hub's element count includes one E8M0 scale per 32 MXFP4 expert weights; the parameter counts
-# are 116.83 B and 20.91 B (models_catalog/data/hub/README.md; derived in the methodology, §1.3).
+# are 116.83 B and 20.91 B (models_catalog/data/hub/README.md; derived in docs/methodology.md §1.3).
 PARAMETERS_OF_PACKED = {
     "openai/gpt-oss-120b": 116_830_000_000,
     "openai/gpt-oss-20b": 20_910_000_000,

@@ -37,7 +37,7 @@ def groups_by_kind(model: ModelSpec) -> dict[AttentionKind, list[LayerGroup]]:
     return found
 
 
-# --- known facts (methodology §1.3) ---------------------------------------------------------------
+# --- known facts (docs/methodology.md §1.3) ---------------------------------------------------------------
 
 
 def test_llama_3_1_70b_count_is_exact():
@@ -150,7 +150,7 @@ def test_deepseek_v3_has_61_mla_layers_with_latent_512_and_rope_64():
     model = spec("deepseek-ai/DeepSeek-V3")
 
     assert model.layer_groups == (LayerGroup(AttentionKind.MLA, 61, latent_dim=512, rope_dim=64),)
-    assert model.kv_elements_per_token == 61 * 576  # 70,272 B per token in BF16 (methodology §3.2)
+    assert model.kv_elements_per_token == 61 * 576  # 70,272 B per token in BF16 (docs/methodology.md §3.2)
     assert model.native_dtype == "fp8"
 
 
@@ -181,7 +181,7 @@ def test_qwen3_next_has_36_gated_deltanet_layers_and_12_full_layers():
     (linear,) = kinds[AttentionKind.LINEAR]
     assert (linear.count, linear.state_elements, linear.conv_elements) == (36, 32 * 128 * 128, 3 * 8192)
     assert [(g.count, g.kv_heads, g.key_dim) for g in kinds[AttentionKind.FULL]] == [(12, 2, 256)]
-    assert model.kv_elements_per_token == 12 * 2 * 2 * 256  # 24 KiB/token in BF16 (methodology §3.5)
+    assert model.kv_elements_per_token == 12 * 2 * 2 * 256  # 24 KiB/token in BF16 (docs/methodology.md §3.5)
 
 
 def test_glm_5_3_flash_has_34_kda_layers_and_11_nope_mla_layers_with_indexer():
