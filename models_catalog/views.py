@@ -11,6 +11,7 @@ from models_catalog import selectors, services
 from models_catalog.client import client_address
 from models_catalog.forms import CatalogQueryForm, HubIdForm
 from models_catalog.hub_ids import HubId, InvalidHubId, parse_hub_id
+from web.fragments import wants_fragment
 
 
 @require_GET
@@ -34,7 +35,7 @@ def model_list(request: HttpRequest) -> HttpResponse:
         "importable": importable,
         "query_errors": sorted(form.errors),
     }
-    template = "models_catalog/_model_rows.html" if request.htmx else "models_catalog/list.html"
+    template = "models_catalog/_model_rows.html" if wants_fragment(request) else "models_catalog/list.html"
     return render(request, template, context)
 
 
@@ -99,7 +100,7 @@ def import_status(request: HttpRequest, org: str, name: str) -> HttpResponse:
     if pending is None and model is None:
         return _unknown(request, hub_id.value, hub_id, "")
     context = {"hub_id": hub_id, "pending": pending, "facts": selectors.model_facts(model) if model else None}
-    template = "models_catalog/_import_status.html" if request.htmx else "models_catalog/import.html"
+    template = "models_catalog/_import_status.html" if wants_fragment(request) else "models_catalog/import.html"
     response = render(request, template, context)
     response["Cache-Control"] = "no-store"
     return response

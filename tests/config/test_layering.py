@@ -74,3 +74,10 @@ def test_estimation_core_loads_without_django():
     result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_shared_web_helpers_import_no_project_code():
+    for path in project_files("web"):
+        for module in imported_modules(path):
+            top = module.split(".")[0]
+            assert top not in {"config", "calculator", "models_catalog", "pricing"}, f"{path.name} imports {module}"
