@@ -6,7 +6,7 @@ MANAGE := $(BIN)python manage.py
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run serve-prod worker beat migrate data test check lint format messages bench clean
+.PHONY: install run serve-prod worker beat migrate data test check lint typecheck format messages bench clean
 
 # Creates the virtualenv and installs the project with its test tools (re-runs when pyproject.toml changes).
 $(VENV)/.installed: pyproject.toml
@@ -44,11 +44,15 @@ lint: install
 	$(BIN)ruff check .
 	$(BIN)ruff format --check .
 
+# mypy with the django-stubs plugin; the settings in pyproject.toml say which modules are strict.
+typecheck: install
+	$(BIN)mypy
+
 format: install
 	$(BIN)ruff format .
 	$(BIN)ruff check --fix .
 
-check: lint test
+check: lint typecheck test
 	$(MANAGE) makemigrations --check --dry-run
 	$(MANAGE) check
 
@@ -65,4 +69,4 @@ bench: install
 	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)python $$script || exit 1; done
 
 clean:
-	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache
+	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .mypy_cache
