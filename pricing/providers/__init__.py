@@ -6,13 +6,10 @@ are curated: their offers come from dated files (``pricing/data/snapshot/``) in 
 
 from __future__ import annotations
 
-from types import ModuleType
-
 from . import aws, azure, gcp, lambda_cloud, runpod, tensordock, vastai, vultr
-from .base import PayloadError, ProviderInfo
+from .base import PayloadError, ProviderInfo, ProviderModule
 
-API_PROVIDERS: dict[str, ModuleType] = {
-    module.INFO.slug: module for module in (runpod, vastai, lambda_cloud, aws, azure, gcp, vultr, tensordock)
-}
+_MODULES: tuple[ProviderModule, ...] = (runpod, vastai, lambda_cloud, aws, azure, gcp, vultr, tensordock)
+API_PROVIDERS: dict[str, ProviderModule] = {module.INFO.slug: module for module in _MODULES}
 
-__all__ = ["API_PROVIDERS", "PayloadError", "ProviderInfo"]
+__all__ = ["API_PROVIDERS", "PayloadError", "ProviderInfo", "ProviderModule"]

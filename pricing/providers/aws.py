@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from pricing.offers import OfferRecord
+from pricing.offers import OfferRecord, PricingKind
 
 from .base import PayloadError, ProviderInfo, as_list, checked_price, field, numeric_string
 
@@ -149,7 +149,7 @@ def parse(payload: Any, captured_at: datetime, skipped: list[str] | None = None)
         slug, gpus = known
         region = str(attributes.get("regionCode") or attributes.get("location") or "")
         terms = field(item, "terms", where)
-        priced: list[tuple[float, str, str]] = []
+        priced: list[tuple[float, PricingKind, str]] = []
         for term in (terms.get("OnDemand") or {}).values():
             hourly = _hourly_usd(field(term, "priceDimensions", where), f"{where}.OnDemand")
             if hourly is not None:
@@ -172,7 +172,7 @@ def parse(payload: Any, captured_at: datetime, skipped: list[str] | None = None)
                     gpu_counts=(gpus,),
                     price_per_gpu_hour_usd=checked_price(hourly / gpus, f"{where}.pricePerUnit.USD"),
                     instance_price_usd=((gpus, hourly),),
-                    pricing_kind=kind,  # type: ignore[arg-type]
+                    pricing_kind=kind,
                     term=term_name,
                     region=region,
                     captured_at=captured_at,

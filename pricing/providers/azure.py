@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from pricing.offers import OfferRecord
+from pricing.offers import OfferRecord, PricingKind
 
 from .base import PayloadError, ProviderInfo, as_list, checked_price, field, number
 
@@ -80,7 +80,7 @@ def parse(payload: Any, captured_at: datetime, skipped: list[str] | None = None)
             continue
         slug, gpus = known
         meter = str(item.get("meterName", ""))
-        kind = "spot" if ("Spot" in meter or "Low Priority" in meter) else "on-demand"
+        kind: PricingKind = "spot" if ("Spot" in meter or "Low Priority" in meter) else "on-demand"
         offers.append(
             OfferRecord(
                 provider_slug=INFO.slug,

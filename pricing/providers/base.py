@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from datetime import datetime
+from typing import Any, Literal, Protocol, overload
 
-from pricing.offers import MAX_PRICE_PER_GPU_HOUR_USD
+import httpx
+
+from pricing.offers import MAX_PRICE_PER_GPU_HOUR_USD, OfferRecord
 
 MAX_PRICE = float(MAX_PRICE_PER_GPU_HOUR_USD)
 
@@ -34,6 +37,16 @@ class ProviderInfo:
     docs: str = ""
 
 
+class ProviderModule(Protocol):
+    """What ``pricing.services`` uses of a provider module; each module in ``API_PROVIDERS`` satisfies it."""
+
+    INFO: ProviderInfo
+
+    def fetch(self, client: httpx.Client, api_key: str | None, endpoint: str = ..., /) -> bytes: ...
+
+    def parse(self, payload: Any, captured_at: datetime, skipped: list[str] | None = None) -> list[OfferRecord]: ...
+
+
 def field(mapping: Any, key: str, where: str) -> Any:
     """``mapping[key]``, or ``PayloadError`` naming what is missing."""
     if not isinstance(mapping, Mapping):
@@ -43,10 +56,18 @@ def field(mapping: Any, key: str, where: str) -> Any:
     return mapping[key]
 
 
-def as_list(value: Any, where: str) -> list:
+def as_list(value: Any, where: str) -> list[Any]:
     if not isinstance(value, list):
         raise PayloadError(f"{where}: expected a list, got {type(value).__name__}")
     return value
+
+
+@overload
+def number(value: Any, where: str, *, allow_none: Literal[False] = False) -> float: ...
+
+
+@overload
+def number(value: Any, where: str, *, allow_none: bool) -> float | None: ...
 
 
 def number(value: Any, where: str, *, allow_none: bool = False) -> float | None:
@@ -78,6 +99,6 @@ def checked_price(price_per_gpu_hour: float, where: str) -> float:
 
 
 def positive_int(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise PayloadError(f"{where}: expected a positive integer, got {value!r}")
-    return value
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+        return value
+    raise PayloadError(f"{where}: expected a positive integer, got {value!r}")

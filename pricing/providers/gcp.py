@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from pricing.offers import OfferRecord
+from pricing.offers import OfferRecord, PricingKind
 
 from .base import PayloadError, ProviderInfo, as_list, checked_price, field, numeric_string
 
@@ -42,8 +42,12 @@ GPU_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bTesla T4\b", "t4"),
     )
 )
-USAGE_KINDS = {"OnDemand": ("on-demand", ""), "Preemptible": ("spot", ""), "Commit1Yr": ("reserved", "1y")}
-USAGE_KINDS["Commit3Yr"] = ("reserved", "3y")
+USAGE_KINDS: dict[str, tuple[PricingKind, str]] = {
+    "OnDemand": ("on-demand", ""),
+    "Preemptible": ("spot", ""),
+    "Commit1Yr": ("reserved", "1y"),
+    "Commit3Yr": ("reserved", "3y"),
+}
 
 MAX_PAGES = 20
 
@@ -78,9 +82,9 @@ def _price(pricing_info: Any, where: str) -> float:
     unit_price = field(rates[-1], "unitPrice", f"{where}.tieredRates")
     units = numeric_string(field(unit_price, "units", f"{where}.unitPrice"), f"{where}.unitPrice.units")
     nanos = field(unit_price, "nanos", f"{where}.unitPrice")
-    if isinstance(nanos, bool) or not isinstance(nanos, int):
-        raise PayloadError(f"{where}.unitPrice.nanos: expected an integer, got {nanos!r}")
-    return units + nanos / 1e9
+    if isinstance(nanos, int) and not isinstance(nanos, bool):
+        return units + nanos / 1e9
+    raise PayloadError(f"{where}.unitPrice.nanos: expected an integer, got {nanos!r}")
 
 
 def parse(payload: Any, captured_at: datetime, skipped: list[str] | None = None) -> list[OfferRecord]:
@@ -109,7 +113,7 @@ def parse(payload: Any, captured_at: datetime, skipped: list[str] | None = None)
                 instance_name=description,
                 gpu_counts=(),
                 price_per_gpu_hour_usd=round(price, 6),
-                pricing_kind=kind,  # type: ignore[arg-type]
+                pricing_kind=kind,
                 term=term,
                 region=", ".join(str(r) for r in regions[:3]) + (" …" if len(regions) > 3 else ""),
                 captured_at=captured_at,

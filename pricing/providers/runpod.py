@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from pricing.offers import OfferRecord
+from pricing.offers import OfferRecord, PricingKind
 
 from .base import PayloadError, ProviderInfo, as_list, checked_price, field, number
 
@@ -99,11 +99,12 @@ def parse(payload: Any, captured_at: datetime, skipped: list[str] | None = None)
         display = row.get("displayName") or gpu_id
         placeholder = community == COMMUNITY_PLACEHOLDER and not any(lowest.values() if lowest else ())
 
-        for price, kind, label in (
+        kinds: tuple[tuple[float | None, PricingKind, str], ...] = (
             (secure, "on-demand", "Secure Cloud"),
             (None if placeholder else community, "community", "Community Cloud"),
             (bid, "spot", "interruptible"),
-        ):
+        )
+        for price, kind, label in kinds:
             if price:
                 offers.append(
                     OfferRecord(
@@ -113,7 +114,7 @@ def parse(payload: Any, captured_at: datetime, skipped: list[str] | None = None)
                         instance_name=f"{display} ({label})",
                         gpu_counts=counts,
                         price_per_gpu_hour_usd=price,
-                        pricing_kind=kind,  # type: ignore[arg-type]
+                        pricing_kind=kind,
                         region="global",
                         captured_at=captured_at,
                         url=INFO.website,

@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 from django.conf import settings
 
-from pricing.offers import OfferRecord
+from pricing.offers import OfferRecord, PricingKind
 
 from .base import PayloadError, ProviderInfo, as_list, checked_price, field, number, positive_int
 
@@ -109,7 +109,7 @@ def fetch(
         max_pages = int(getattr(settings, "PRICING_VASTAI_MAX_PAGES", DEFAULT_MAX_PAGES))
     page_size = page_size or PAGE_SIZE
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    book: dict[str, dict] = {}
+    book: dict[str, dict[str, Any]] = {}
     price_filter: dict[str, float] = {}
     started = last_request = clock()
     for page in range(max_pages):
@@ -158,7 +158,7 @@ def fetch(
     return json.dumps({"offers": offers}, separators=(",", ":")).encode()
 
 
-def _page_rows(raw: bytes) -> list[dict] | None:
+def _page_rows(raw: bytes) -> list[dict[str, Any]] | None:
     """The page's offers, or None when it is not an offer list with numeric prices (``parse`` refuses those)."""
     try:
         payload = json.loads(raw)
@@ -174,7 +174,7 @@ def _page_rows(raw: bytes) -> list[dict] | None:
     return rows
 
 
-def _offer_key(row: dict) -> str:
+def _offer_key(row: dict[str, Any]) -> str:
     offer_id = row.get("id")
     return str(offer_id) if offer_id is not None else json.dumps(row, sort_keys=True)
 
@@ -185,7 +185,7 @@ def _slug(gpu_name: str, gpu_ram_mb: Any) -> str | None:
     return GPU_NAMES.get(gpu_name)
 
 
-def _kind(row: Any) -> str:
+def _kind(row: Any) -> PricingKind:
     rental = row.get("rental_type")
     if rental == "bid" or row.get("is_bid") is True:
         return "spot"
@@ -194,7 +194,7 @@ def _kind(row: Any) -> str:
 
 def parse(payload: Any, captured_at: datetime, skipped: list[str] | None = None) -> list[OfferRecord]:
     rows = as_list(field(payload, "offers", "response"), "offers")
-    groups: dict[tuple[str, str, str], list[tuple[float, int]]] = defaultdict(list)
+    groups: dict[tuple[str, str, PricingKind], list[tuple[float, int]]] = defaultdict(list)
     for index, row in enumerate(rows):
         where = f"offers[{index}]"
         gpu_name = field(row, "gpu_name", where)
@@ -222,7 +222,7 @@ def parse(payload: Any, captured_at: datetime, skipped: list[str] | None = None)
                 instance_name=f"marketplace {gpu_name} ({label}, median offer)",
                 gpu_counts=tuple(sorted({count for _, count in entries})),
                 price_per_gpu_hour_usd=round(median(prices), 4),
-                pricing_kind=kind,  # type: ignore[arg-type]
+                pricing_kind=kind,
                 region="global marketplace",
                 captured_at=captured_at,
                 url=INFO.website,

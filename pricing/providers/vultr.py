@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 
 from pricing.gpus import gpu_by_slug
-from pricing.offers import OfferRecord
+from pricing.offers import Confidence, OfferRecord
 
 from .base import PayloadError, ProviderInfo, as_list, checked_price, field, number
 
@@ -81,16 +81,16 @@ def parse(payload: Any, captured_at: datetime, skipped: list[str] | None = None)
                 skipped.append(f"{plan_id} (fractional GPU)")
             continue
         hourly_field = plan.get("hourly_cost")
+        confidence: Confidence
         if hourly_field is not None:
             instance_hourly = number(hourly_field, f"{where}.hourly_cost")
             confidence, note = "high", ""
         else:
-            if monthly is None or monthly <= 0:
+            if monthly <= 0:
                 raise PayloadError(f"{where}.monthly_cost: expected a positive price, got {monthly!r}")
             instance_hourly = round(monthly / HOURS_BILLED_PER_MONTH, 4)
             confidence = "medium"
             note = f"hourly = monthly_cost {monthly} / {HOURS_BILLED_PER_MONTH} h (Vultr's monthly billing cap)"
-        assert instance_hourly is not None
         offers.append(
             OfferRecord(
                 provider_slug=INFO.slug,
@@ -103,7 +103,7 @@ def parse(payload: Any, captured_at: datetime, skipped: list[str] | None = None)
                 region=", ".join(str(loc) for loc in (plan.get("locations") or [])[:5]),
                 captured_at=captured_at,
                 url=INFO.website,
-                confidence=confidence,  # type: ignore[arg-type]
+                confidence=confidence,
                 source="Vultr API v2 plans (type=vcg)",
                 notes=note,
             )
