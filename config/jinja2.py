@@ -28,7 +28,10 @@ def environment(**options) -> Environment:
     options.setdefault("autoescape", select_autoescape(default=True, default_for_string=True))
     extensions = [*options.pop("extensions", []), "jinja2.ext.i18n"]
     env = Environment(extensions=extensions, **options)
-    env.install_gettext_callables(translation.gettext, translation.ngettext, newstyle=True)
+    # jinja2.ext.i18n adds this method at runtime (Environment.extend), so Jinja2's types do not know it
+    env.install_gettext_callables(  # type: ignore[attr-defined]
+        translation.gettext, translation.ngettext, newstyle=True
+    )
     env.globals.update(
         {
             "static": static,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from typing import Any
 
 
 class AttentionKind(StrEnum):
@@ -121,7 +122,7 @@ class ModelSpec:
     cross_attention_layers: int = 0
 
     @classmethod
-    def from_hf_config(cls, config: Mapping, params: ParamCounts | None = None) -> ModelSpec:
+    def from_hf_config(cls, config: Mapping[str, Any], params: ParamCounts | None = None) -> ModelSpec:
         """What a model is, from its ``config.json`` (and safetensors counts when known).
 
         Never raises: missing, ``None`` or mistyped keys fall back to estimates named in ``estimated_fields``.
