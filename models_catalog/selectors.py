@@ -7,12 +7,12 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db.models import F, Q, QuerySet
+from django.db.models import F, OrderBy, Q, QuerySet
 
 from models_catalog.hub_ids import HubId
 from models_catalog.models import ImportRequest, Model, ModelFact, QuantizedBuild, Source
 
-SORTS = {
+SORTS: dict[str, tuple[str | OrderBy, str]] = {
     "name": ("organisation", "display_name"),
     "size": (F("params_total").desc(nulls_last=True), "display_name"),
     "size_asc": (F("params_total").asc(nulls_last=True), "display_name"),
@@ -140,12 +140,12 @@ def _conflict(kind: str, rows: list[FactRow]) -> bool:
 
     321.3B vs 320B disagree (321 ≠ 320); 30,532,122,624 vs "30.5B" agree (30.5 = 30.5).
     """
-    numbered = [r for r in rows if r.value_int]
+    numbered = [(r, r.value_int) for r in rows if r.value_int]
     if kind in PARAM_KINDS and numbered:
-        digits = min(_decimals(r) for r in numbered)
-        return len({round(r.value_int / 1e9, digits) for r in numbered}) > 1
+        digits = min(_decimals(r) for r, _ in numbered)
+        return len({round(value / 1e9, digits) for _, value in numbered}) > 1
     if numbered:
-        return len({r.value_int for r in numbered}) > 1
+        return len({value for _, value in numbered}) > 1
     return len({r.value_text.strip().lower() for r in rows if r.value_text}) > 1
 
 
