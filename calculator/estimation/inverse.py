@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from models_catalog.architecture import ModelSpec
@@ -18,7 +19,7 @@ def _budget(hardware: GpuLike, gpu_count: int) -> int:
     return usable_bytes(int(hardware.memory_bytes)) * max(1, gpu_count)
 
 
-def _largest(fits, low: int, high: int) -> int:
+def _largest(fits: Callable[[int], bool], low: int, high: int) -> int:
     """Largest n in [low, high] with fits(n), assuming fits is monotone (true then false); low - 1 if none."""
     if not fits(low):
         return low - 1

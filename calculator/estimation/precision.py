@@ -30,6 +30,23 @@ class TensorCounts(NamedTuple):
     other: int  # every other linear weight (q, gates, up projections, linear-attention projections, biases)
 
 
+class TensorBits(NamedTuple):
+    """Bits per parameter a format stores for each category of ``TensorCounts`` (scales included)."""
+
+    embedding: float
+    lm_head: float
+    norms: float
+    router: float
+    vision: float
+    attn_k: float
+    attn_v: float
+    attn_output: float
+    ffn_down: float
+    experts: float
+    experts_down: float
+    other: float
+
+
 class LayerFacts(NamedTuple):
     """What the GGUF mixture rules look at besides tensor sizes."""
 
@@ -38,6 +55,8 @@ class LayerFacts(NamedTuple):
     experts_routed: int
     row_width: int  # hidden size: the row length most tensors are quantized along
 
+
+BitsRule = Callable[[TensorCounts, LayerFacts], TensorBits]  # a format's bits per category for one model
 
 # bits per weight of GGUF block types, from ggml-common.h block sizes (docs/methodology.md §2.6)
 GGUF_TYPE_BITS: Mapping[str, float] = {
@@ -100,16 +119,16 @@ class Precision:
     label: str  # as pages show it: "FP16 / BF16", "GGUF Q4_K_M"
     family: str  # "float" | "generic" | "gguf" | "awq" | "gptq" | "bnb" | "mlx" | "mxfp4" | "fp8"
     nominal_bits: float  # the headline bits of the quantized tensors (orders precisions within a family)
-    bits: Callable[[TensorCounts, LayerFacts], TensorCounts]  # effective bits per category
+    bits: BitsRule  # effective bits per category
     description: str  # what is quantized, what stays wide
     source: str  # memory-methodology section the rule comes from
     estimated: bool = False  # True when a mixture rule is only partly documented
     kv_bytes_default: float = 2.0
 
 
-def _uniform(bits: float) -> Callable[[TensorCounts, LayerFacts], TensorCounts]:
-    def rule(_counts: TensorCounts, _facts: LayerFacts) -> TensorCounts:
-        return TensorCounts(*(bits,) * len(TensorCounts._fields))
+def _uniform(bits: float) -> BitsRule:
+    def rule(_counts: TensorCounts, _facts: LayerFacts) -> TensorBits:
+        return TensorBits(*(bits,) * len(TensorBits._fields))
 
     return rule
 
@@ -123,11 +142,11 @@ def _linear_only(
     router: float = 16.0,
     vision: float = 16.0,
     experts: float | None = None,
-) -> Callable[[TensorCounts, LayerFacts], TensorCounts]:
+) -> BitsRule:
     expert_bits = linear_bits if experts is None else experts
 
-    def rule(_counts: TensorCounts, _facts: LayerFacts) -> TensorCounts:
-        return TensorCounts(
+    def rule(_counts: TensorCounts, _facts: LayerFacts) -> TensorBits:
+        return TensorBits(
             embedding=embedding,
             lm_head=lm_head,
             norms=norms,
@@ -145,7 +164,7 @@ def _linear_only(
     return rule
 
 
-def _gptq_rule(counts: TensorCounts, facts: LayerFacts) -> TensorCounts:
+def _gptq_rule(counts: TensorCounts, facts: LayerFacts) -> TensorBits:
     # g_idx: one int32 per input channel of each matrix, i.e. 32 / out_features bits per weight
     return _linear_only(GPTQ_AWQ_G128_BITS + 32 / max(1, facts.row_width))(counts, facts)
 
@@ -168,7 +187,7 @@ class _GgufFtype:
     non_expert: str | None = None  # MXFP4_MOE: type of tensors outside the routed experts
 
 
-def _gguf_rule(ftype: _GgufFtype) -> Callable[[TensorCounts, LayerFacts], TensorCounts]:
+def _gguf_rule(ftype: _GgufFtype) -> BitsRule:
     def bits_of(type_name: str, facts: LayerFacts) -> float:
         if facts.row_width % 256 and type_name in _K_BLOCK_FALLBACK:
             type_name = _K_BLOCK_FALLBACK[type_name]
@@ -197,7 +216,7 @@ def _gguf_rule(ftype: _GgufFtype) -> Callable[[TensorCounts, LayerFacts], Tensor
         total += remaining * bits_of(default, facts)
         return total / n
 
-    def rule(_counts: TensorCounts, facts: LayerFacts) -> TensorCounts:
+    def rule(_counts: TensorCounts, facts: LayerFacts) -> TensorBits:
         base = bits_of(ftype.base, facts)
         non_expert = bits_of(ftype.non_expert, facts) if ftype.non_expert else base
         attn_v = layered(ftype.attn_v, ftype.base, facts) if ftype.attn_v else non_expert
@@ -209,7 +228,7 @@ def _gguf_rule(ftype: _GgufFtype) -> Callable[[TensorCounts, LayerFacts], Tensor
             attn_output = bits_of("Q5_K", facts)
         ffn_down = layered(ftype.ffn_down, ftype.base, facts) if ftype.ffn_down else non_expert
         experts_down = layered(ftype.ffn_down, ftype.base, facts) if ftype.ffn_down else base
-        return TensorCounts(
+        return TensorBits(
             embedding=bits_of(ftype.embedding, facts),
             lm_head=bits_of(ftype.output, facts),
             norms=32.0,  # GGUF stores 1-D tensors in F32
@@ -292,21 +311,30 @@ _GGUF_NOMINAL: Mapping[str, float] = {
 }
 
 
-def _build() -> dict[str, Precision]:
-    table: list[Precision] = [
+def _float_precisions() -> list[Precision]:
+    return [
         Precision("fp32", "FP32", "float", 32, _uniform(32), "every tensor in 32-bit floats", "§2.1"),
         Precision("fp16", "FP16 / BF16", "float", 16, _uniform(16), "every tensor in 16-bit floats", "§2.1"),
         Precision("bf16", "BF16", "float", 16, _uniform(16), "every tensor in bfloat16", "§2.1"),
-        Precision(
-            "fp8",
-            "FP8",
-            "fp8",
-            8,
-            _linear_only(FP8_BLOCK_BITS),
-            "linear weights FP8 E4M3 with one fp32 scale per 128×128 block; embeddings, head, norms, "
-            "router and vision tower stay BF16",
-            "§2.2, §2.9",
-        ),
+    ]
+
+
+def _fp8_precision() -> Precision:
+    return Precision(
+        "fp8",
+        "FP8",
+        "fp8",
+        8,
+        _linear_only(FP8_BLOCK_BITS),
+        "linear weights FP8 E4M3 with one fp32 scale per 128×128 block; embeddings, head, norms, "
+        "router and vision tower stay BF16",
+        "§2.2, §2.9",
+    )
+
+
+def _seed_precisions() -> list[Precision]:
+    """The seed page's generic int8 / int4: every parameter, + 5 % for scales."""
+    return [
         Precision(
             "int8",
             "INT8",
@@ -325,6 +353,12 @@ def _build() -> dict[str, Precision]:
             "0.5 byte per parameter + 5 % for quantization scales, every parameter (the seed page's method)",
             "seed 000 ('So rechnen wir')",
         ),
+    ]
+
+
+def _checkpoint_formats() -> list[Precision]:
+    """Formats checkpoints ship in for GPU engines: AWQ, GPTQ, bitsandbytes NF4, MXFP4 experts."""
+    return [
         Precision(
             "awq",
             "AWQ int4 g128",
@@ -364,38 +398,44 @@ def _build() -> dict[str, Precision]:
             "§2.8",
         ),
     ]
-    for bits in (2, 3, 4, 5, 6, 8):
-        table.append(
-            Precision(
-                f"mlx-{bits}bit",
-                f"MLX {bits}-bit",
-                "mlx",
-                bits,
-                _linear_only(
-                    _mlx_bits(bits),
-                    embedding=_mlx_bits(bits),
-                    lm_head=_mlx_bits(bits),
-                    router=MLX_ROUTER_BITS,
-                ),
-                f"linear and embedding weights affine {bits}-bit, group 64 (fp16 scale + bias); routers "
-                "8-bit; norms and vision tower 16-bit",
-                "§2.7",
-            )
-        )
-    for name, ftype in _GGUF_FTYPES.items():
-        table.append(
-            Precision(
-                name.lower(),
-                f"GGUF {name}",
-                "gguf",
-                _GGUF_NOMINAL[name],
-                _gguf_rule(ftype),
-                f"llama.cpp {name}: body {ftype.base}, output {ftype.output}, token_embd {ftype.embedding}"
-                + ("" if ftype.documented else " (per-tensor overrides beyond head/embedding not modelled)"),
-                "§2.6",
-                estimated=not ftype.documented,
-            )
-        )
+
+
+def _mlx_precision(bits: int) -> Precision:
+    return Precision(
+        f"mlx-{bits}bit",
+        f"MLX {bits}-bit",
+        "mlx",
+        bits,
+        _linear_only(_mlx_bits(bits), embedding=_mlx_bits(bits), lm_head=_mlx_bits(bits), router=MLX_ROUTER_BITS),
+        f"linear and embedding weights affine {bits}-bit, group 64 (fp16 scale + bias); routers "
+        "8-bit; norms and vision tower 16-bit",
+        "§2.7",
+    )
+
+
+def _gguf_precision(name: str, ftype: _GgufFtype) -> Precision:
+    return Precision(
+        name.lower(),
+        f"GGUF {name}",
+        "gguf",
+        _GGUF_NOMINAL[name],
+        _gguf_rule(ftype),
+        f"llama.cpp {name}: body {ftype.base}, output {ftype.output}, token_embd {ftype.embedding}"
+        + ("" if ftype.documented else " (per-tensor overrides beyond head/embedding not modelled)"),
+        "§2.6",
+        estimated=not ftype.documented,
+    )
+
+
+def _build() -> dict[str, Precision]:
+    table = [
+        *_float_precisions(),
+        _fp8_precision(),
+        *_seed_precisions(),
+        *_checkpoint_formats(),
+        *(_mlx_precision(bits) for bits in (2, 3, 4, 5, 6, 8)),
+        *(_gguf_precision(name, ftype) for name, ftype in _GGUF_FTYPES.items()),
+    ]
     return {p.key: p for p in table}
 
 
@@ -412,6 +452,6 @@ def get_precision(name: str) -> Precision | None:
     return PRECISIONS.get(name.strip().lower())
 
 
-def weight_bits_total(counts: TensorCounts, bits: TensorCounts) -> float:
+def weight_bits_total(counts: TensorCounts, bits: TensorBits) -> float:
     """Σ parameters × bits over the categories (bits, not bytes, so callers round once)."""
     return sum(c * b for c, b in zip(counts, bits, strict=True))

@@ -178,12 +178,10 @@ def rank(
         if offer.pricing_kind not in kinds:
             continue
         slug = offer.gpu_slug
-        info = per_slug.get(slug, ())
-        if info == ():
+        if slug not in per_slug:
             gpu = catalog.get(slug)
-            if gpu is None:
-                info = None
-            else:
+            info: tuple[str, str, int] | None = None
+            if gpu is not None:
                 family, name = _family(gpu)
                 needed = gpus_needed(need_bytes, int(gpu.memory_bytes))
                 info = (family, name, needed)
@@ -193,6 +191,7 @@ def rank(
                 else:
                     fitting_families.setdefault(family, counted)
             per_slug[slug] = info
+        info = per_slug[slug]
         if info is None:
             continue
         family, _name, needed = info
@@ -214,7 +213,9 @@ def rank(
     def rows(best: dict[str, tuple[float, OfferRecord, int]]) -> tuple[RankedOffer, ...]:
         built = []
         for _cost, offer, count in best.values():
-            family, name, needed = per_slug[offer.gpu_slug]  # type: ignore[misc]
+            placed = per_slug[offer.gpu_slug]
+            assert placed is not None  # only offers whose GPU was counted reach `best`
+            family, name, needed = placed
             built.append(_row(offer, family, name, needed, count, hours_per_month))
         built.sort(key=lambda row: (row.per_hour_usd, _tie_key(row.offer)))
         return tuple(built)
