@@ -6,7 +6,6 @@ type's fit for each) < 5 ms.
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from dataclasses import replace
@@ -18,7 +17,8 @@ sys.path.insert(0, str(ROOT))
 from calculator.estimation import PRECISIONS, Mode, Workload, estimate, gpus_needed  # noqa: E402
 from calculator.estimation import facts as facts_module  # noqa: E402
 from calculator.estimation import weights as weights_module  # noqa: E402
-from models_catalog.architecture import ModelSpec, ParamCounts  # noqa: E402
+from models_catalog.architecture import ModelSpec  # noqa: E402
+from models_catalog.specs import spec_from_recorded_folder  # noqa: E402
 from pricing.gpus import load_gpus  # noqa: E402
 
 MODELS = (
@@ -29,14 +29,6 @@ MODELS = (
     "openai/gpt-oss-120b",
     "google/gemma-3-27b-it",
 )
-
-
-def load(hub_id: str) -> ModelSpec:
-    folder = ROOT / "models_catalog" / "data" / "hub" / hub_id
-    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-    total = meta.get("total_params") or (321_300_000_000 if hub_id.endswith("GLM-5.3-Flash") else None)
-    return ModelSpec.from_hf_config(config, ParamCounts(total=total, active=meta.get("active_params")))
 
 
 def best_of(repeats: int, number: int, func) -> float:
@@ -59,7 +51,7 @@ def main() -> None:
     ]
     print(f"{'model':<36} {'one estimate':>14} {'cold (new spec)':>16} {'model page':>12}")
     for hub_id in MODELS:
-        spec = load(hub_id)
+        spec = spec_from_recorded_folder(ROOT / "models_catalog" / "data" / "hub" / hub_id)
         counter = iter(range(10**9))
 
         def one(spec: ModelSpec = spec, counter=counter) -> None:

@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,8 @@ from models_catalog.hub_ids import HubId, parse_hub_id
 DATA_DIR = Path(__file__).resolve().parent / "data"
 REFERENCE_FACTS = DATA_DIR / "reference_facts.json"
 BYTES_PER_GB = 1_000_000_000
+# The recorded Hub folder was assembled on this day; it is the capture time of every fact in it.
+RECORDED_AT = datetime(2026, 11, 29, tzinfo=UTC)
 
 
 class RecordError(ValueError):

@@ -10,7 +10,6 @@ import json
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from models_catalog import hub
 from models_catalog.hub_ids import HubId, InvalidHubId, parse_hub_id
 from models_catalog.models import ImportRequest, Model, ModelFact, ModelRevision, QuantizedBuild
 from models_catalog.records import (
+    RECORDED_AT,
     Figure,
     ModelRecord,
     RecordError,
@@ -37,9 +37,6 @@ from models_catalog.records import (
 from models_catalog.summary import ArchitectureSummary, summarise
 
 logger = logging.getLogger(__name__)
-
-# The recorded Hub folder was assembled on this day; it is the capture time of every fact in it.
-RECORDED_AT = datetime(2026, 11, 29, tzinfo=UTC)
 
 
 class NotSizable(Exception):

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from models_catalog.architecture import AttentionKind, LayerGroup, ModelSpec, ParamBreakdown, ParamCounts
+from models_catalog.architecture import AttentionKind, LayerGroup, ModelSpec, ParamBreakdown
+from models_catalog.specs import spec_from_recorded_folder
 
 GLM_53_FLASH_PARAMS = 321_300_000_000  # seed 000: "321,3 Mrd. Parameter"
 GLM_53_FLASH_ACTIVE = 25_400_000_000  # seed 000: "etwa 25,4 Mrd."
@@ -81,11 +81,5 @@ HUB = Path(__file__).resolve().parents[2] / "models_catalog" / "data" / "hub"
 
 
 def hub_spec(hub_id: str, total: int | None = None, active: int | None = None) -> ModelSpec:
-    """A spec from the catalog's recorded config.json, with the recorded parameter counts (or the given ones)."""
-    folder = HUB / hub_id
-    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-    total = total if total is not None else meta.get("total_params")
-    active = active if active is not None else meta.get("active_params")
-    params = ParamCounts(total=total, active=active, source="reference") if total else None
-    return ModelSpec.from_hf_config(config, params)
+    """A spec from the catalog's recorded folder, with the counts the catalog keeps for it (or the given ones)."""
+    return spec_from_recorded_folder(HUB / hub_id, total, active)

@@ -30,12 +30,11 @@ from calculator.estimation import (
     gpus_needed,
     nodes_needed,
 )
-from models_catalog.architecture import ModelSpec, ParamCounts
+from models_catalog.architecture import ModelSpec
+from models_catalog.specs import SpecUnavailable, param_counts, spec_from_config, spec_from_recorded_folder
 from pricing.gpus import GpuSpec, gpu_by_slug, load_gpus
 
-DATA_DIR = Path(__file__).resolve().parents[3] / "models_catalog" / "data"
-HUB_DIR = DATA_DIR / "hub"
-REFERENCE_FACTS = DATA_DIR / "reference_facts.json"
+HUB_DIR = Path(__file__).resolve().parents[3] / "models_catalog" / "data" / "hub"
 USAGE_EXIT = 2
 MAX_CONTEXT = 1 << 24
 MAX_CONCURRENCY = 1 << 16
@@ -68,64 +67,25 @@ def _positive_int(argument: str, text: str, upper: int) -> int:
     return value
 
 
-def _reference_params(hub_id: str) -> tuple[int | None, int | None]:
-    """The product's reference figures (primary ones) for a model the Hub gives no counts for."""
-    if not REFERENCE_FACTS.exists():
-        return None, None
-    entries = json.loads(REFERENCE_FACTS.read_text(encoding="utf-8")).get("models", {})
-    entry = next((v for k, v in entries.items() if k.lower() == hub_id.lower()), None)
-    if not entry:
-        return None, None
-    found: dict[str, int] = {}
-    for fact in entry.get("facts", ()):
-        if fact.get("primary") and fact.get("value_int") and fact["kind"] in ("params_total", "params_active"):
-            found.setdefault(fact["kind"], int(fact["value_int"]))
-    return found.get("params_total"), found.get("params_active")
-
-
 def load_spec(model: str, params: int | None, active: int | None) -> tuple[str, ModelSpec, bool]:
     """(display name, spec, whether the counts were overridden) for a catalog id or a config.json path."""
     path = Path(model)
-    meta: dict[str, Any] = {}
-    if path.suffix == ".json" or path.is_file():
-        if not path.is_file():
-            raise _fail("model", f"no such file {model!r}")
-        config_path, name = path, str(path)
-    else:
+    overridden = params is not None or active is not None
+    try:
+        if path.suffix == ".json" or path.is_file():
+            if not path.is_file():
+                raise _fail("model", f"no such file {model!r}")
+            try:
+                config = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise _fail("model", f"cannot read {path}: {exc}") from None
+            return str(path), spec_from_config(config, param_counts(params, active)), overridden
         folder = HUB_DIR / model
         if "/" not in model or not (folder / "config.json").is_file():
             raise _fail("model", f"{model!r} is neither a catalog model id nor a path to a config.json")
-        config_path, name = folder / "config.json", model
-        meta_path = folder / "meta.json"
-        if meta_path.is_file():
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    try:
-        config = json.loads(config_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise _fail("model", f"cannot read {config_path}: {exc}") from None
-    total = meta.get("total_params")
-    recorded_active = meta.get("active_params")
-    source = "safetensors" if total else "computed"
-    if not total and meta:
-        total, reference_active = _reference_params(name)
-        recorded_active = recorded_active or reference_active
-        source = "reference" if total else "computed"
-    overridden = params is not None or active is not None
-    total = params if params is not None else total
-    active = active if active is not None else recorded_active
-    counts = None
-    if total or active:
-        counts = ParamCounts(
-            total=total,
-            active=active,
-            by_dtype=meta.get("params_by_dtype") if params is None else None,
-            source="reference" if params is not None else source,
-        )
-    try:
-        spec = ModelSpec.from_hf_config(config, counts)
-    except (TypeError, ValueError, KeyError) as exc:
-        raise _fail("model", f"cannot read the architecture from {config_path}: {exc}") from None
-    return name, spec, overridden
+        return model, spec_from_recorded_folder(folder, params, active), overridden
+    except SpecUnavailable as unavailable:
+        raise _fail("model", f"cannot size {model}: {unavailable}") from None
 
 
 def gpu_rows(total_bytes: int, gpus: list[GpuSpec]) -> list[dict[str, Any]]:
