@@ -85,6 +85,22 @@ class OfferRecord:
         return (self.provider_slug, self.gpu_slug, self.instance_name, self.pricing_kind, self.term, self.region)
 
 
+def as_pricing_kind(value: str) -> PricingKind:
+    """``value`` as a pricing kind (stored rows hold plain strings), or ``ValueError``."""
+    for kind in PRICING_KINDS:
+        if value == kind:
+            return kind
+    raise ValueError(f"unknown pricing kind {value!r}")
+
+
+def as_confidence(value: str) -> Confidence:
+    """``value`` as a confidence (stored rows hold plain strings), or ``ValueError``."""
+    for level in CONFIDENCES:
+        if value == level:
+            return level
+    raise ValueError(f"unknown confidence {value!r}")
+
+
 def normalise_gpu_counts(counts: object) -> tuple[int, ...]:
     """Sorted, de-duplicated positive GPU counts (``None`` or ``[]`` = unknown → ``()``); else ``ValueError``."""
     if counts is None or (isinstance(counts, list | tuple) and not counts):

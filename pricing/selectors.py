@@ -13,12 +13,17 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from statistics import median
+from typing import TYPE_CHECKING, TypedDict
 
 from django.conf import settings
 from django.db.models import Count, Max, OuterRef, Subquery
 
 from .models import Offer, PriceSnapshot, Provider
-from .offers import OfferRecord
+from .offers import OfferRecord, as_confidence, as_pricing_kind
+
+if TYPE_CHECKING:
+    from django.db.models import QuerySet
+    from django_stubs_ext import WithAnnotations
 
 DEFAULT_STALE_AFTER_HOURS = 7 * 24
 
@@ -56,7 +61,15 @@ def _latest(outcomes: Iterable[str] | None, column: str) -> Subquery:
     return Subquery(snapshots.order_by("-captured_at", "-id").values(column)[:1])
 
 
-def _providers_with_latest():
+class _LatestSnapshots(TypedDict):
+    success_id: int | None
+    last_outcome: str | None
+    last_at: datetime | None
+    last_error: str | None
+    good_at: datetime | None
+
+
+def _providers_with_latest() -> QuerySet[WithAnnotations[Provider, _LatestSnapshots]]:
     good = [PriceSnapshot.Outcome.SUCCESS, PriceSnapshot.Outcome.UNCHANGED]
     return Provider.objects.annotate(
         success_id=_latest([PriceSnapshot.Outcome.SUCCESS], "id"),
@@ -67,7 +80,7 @@ def _providers_with_latest():
     )
 
 
-def _latest_refresh_failed(provider: Provider) -> bool:
+def _latest_refresh_failed(provider: WithAnnotations[Provider, _LatestSnapshots]) -> bool:
     """The provider's newest refresh failed or came back empty: its current offers are the last good ones."""
     return provider.last_outcome in (PriceSnapshot.Outcome.FAILED, PriceSnapshot.Outcome.EMPTY)
 
@@ -76,7 +89,7 @@ def provider_statuses(now: datetime | None = None) -> list[ProviderStatus]:
     now = now or datetime.now(UTC)
     providers = list(_providers_with_latest().order_by("name"))
     success_ids = [p.success_id for p in providers if p.success_id]
-    offer_counts = dict(
+    offer_counts: dict[int | None, int] = dict(
         Offer.objects.filter(snapshot_id__in=success_ids)
         .values("snapshot_id")
         .annotate(n=Count("id"))
@@ -112,12 +125,12 @@ def _record(offer: Offer, as_of: datetime, stale: bool) -> OfferRecord:
         instance_name=offer.instance_name,
         gpu_counts=tuple(sorted(int(c) for c in offer.gpu_counts)),
         price_per_gpu_hour_usd=float(offer.price_per_gpu_hour_usd.normalize()),
-        pricing_kind=offer.pricing_kind,  # type: ignore[arg-type]
+        pricing_kind=as_pricing_kind(offer.pricing_kind),
         region=offer.region,
         captured_at=as_of,
         url=offer.url,
         stale=stale,
-        confidence=offer.confidence,  # type: ignore[arg-type]
+        confidence=as_confidence(offer.confidence),
         source=offer.source,
         notes=offer.notes,
         instance_price_usd=tuple((int(count), float(price)) for count, price in offer.instance_prices_usd),

@@ -1,6 +1,6 @@
 import pytest
 
-from pricing.offers import OfferRecord, normalise_gpu_counts, price_is_plausible
+from pricing.offers import OfferRecord, as_confidence, as_pricing_kind, normalise_gpu_counts, price_is_plausible
 
 
 def make(**extra):
@@ -46,3 +46,12 @@ def test_gpu_counts_refuse_anything_else(raw):
 
 def test_price_plausibility_band():
     assert price_is_plausible(2.39) and not price_is_plausible(0) and not price_is_plausible(4590)
+
+
+def test_stored_kind_and_confidence_are_read_back_as_their_literals():
+    assert as_pricing_kind("spot") == "spot"
+    assert as_confidence("medium") == "medium"
+    with pytest.raises(ValueError, match="pricing kind"):
+        as_pricing_kind("hourly")
+    with pytest.raises(ValueError, match="confidence"):
+        as_confidence("certain")
