@@ -1,8 +1,9 @@
-"""Admin: GPUs and providers are editable metadata; snapshots and offers are append-only history (read-only)."""
+"""Admin: GPUs and providers are editable metadata; snapshots, offers and API prices are append-only history
+(read-only)."""
 
 from django.contrib import admin
 
-from .models import Gpu, Offer, PriceSnapshot, Provider
+from .models import ApiPrice, Gpu, Offer, PriceSnapshot, Provider
 
 
 @admin.register(Gpu)
@@ -42,3 +43,20 @@ class OfferAdmin(ReadOnlyAdmin):
     list_filter = ["provider", "pricing_kind", "confidence", "gpu"]
     search_fields = ["instance_name"]
     list_select_related = ["provider", "gpu"]
+
+
+@admin.register(ApiPrice)
+class ApiPriceAdmin(ReadOnlyAdmin):
+    list_display = [
+        "route",
+        "hub_id",
+        "provider",
+        "input_per_million_usd",
+        "cached_input_per_million_usd",
+        "output_per_million_usd",
+        "intro_ends_on",
+        "captured_on",
+        "confidence",
+    ]
+    list_filter = ["confidence", "captured_on"]
+    search_fields = ["route", "hub_id", "provider"]

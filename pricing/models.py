@@ -1,8 +1,10 @@
-"""What hardware costs: GPUs, providers, their offers, and the append-only snapshots the offers come from."""
+"""What hardware and hosted APIs cost: GPUs, providers, their offers, the append-only snapshots the offers come from,
+and per-token API prices."""
 
 from __future__ import annotations
 
 from django.db import models
+from django.db.models.functions import Lower
 
 SEGMENT_CHOICES = [
     ("datacenter", "Datacenter"),
@@ -149,3 +151,55 @@ class Offer(models.Model):
 
     def __str__(self) -> str:
         return f"{self.provider_id} {self.instance_name} ${self.price_per_gpu_hour_usd}/GPU-h"
+
+
+class ApiPrice(models.Model):
+    """One per-token price of one hosted route at one provider, as captured on one day (USD per million tokens).
+
+    Loaded from ``pricing/data/api-prices.json`` (``api_prices_load``). Appended per capture, never changed: the
+    natural key is route + provider + capture date, and a newer capture is a new row.
+    """
+
+    hub_id = models.CharField(
+        max_length=193, blank=True, help_text="Hub id of the model the route serves; blank when not in the catalog."
+    )
+    route = models.CharField(max_length=200, help_text="Hosted model id, e.g. z-ai/glm-5.3-flash.")
+    provider = models.CharField(max_length=200, help_text="Who serves the route at this price.")
+    input_per_million_usd = models.DecimalField(max_digits=14, decimal_places=6)
+    cached_input_per_million_usd = models.DecimalField(max_digits=14, decimal_places=6, null=True, blank=True)
+    output_per_million_usd = models.DecimalField(max_digits=14, decimal_places=6)
+    intro_input_per_million_usd = models.DecimalField(max_digits=14, decimal_places=6, null=True, blank=True)
+    intro_cached_input_per_million_usd = models.DecimalField(max_digits=14, decimal_places=6, null=True, blank=True)
+    intro_output_per_million_usd = models.DecimalField(max_digits=14, decimal_places=6, null=True, blank=True)
+    intro_ends_on = models.DateField(null=True, blank=True, help_text="Last day of the introductory offer.")
+    captured_on = models.DateField(null=True, blank=True, help_text="When the price was seen; blank: not stated.")
+    context_length = models.PositiveIntegerField(null=True, blank=True)
+    source_publisher = models.CharField(max_length=200, blank=True)
+    source_title = models.CharField(max_length=300)
+    source_url = models.URLField(max_length=500, blank=True)
+    source_detail = models.TextField(blank=True, help_text="The source exactly as the data file gives it.")
+    confidence = models.CharField(max_length=6, choices=CONFIDENCE_CHOICES)
+    notes = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["route", "provider", "-captured_on"]
+        indexes = [models.Index(Lower("hub_id"), "captured_on", name="pricing_apiprice_hub_id_ci")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["route", "provider", "captured_on"], name="pricing_apiprice_unique_per_capture"
+            ),
+            # NULLs never collide in a unique index, so an undated capture needs its own constraint.
+            models.UniqueConstraint(
+                fields=["route", "provider"],
+                condition=models.Q(captured_on__isnull=True),
+                name="pricing_apiprice_unique_undated",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.route} at {self.provider} ({self.captured_on or 'undated'})"
+
+    def save(self, *args, **kwargs) -> None:
+        if not self._state.adding:
+            raise ValueError("API prices are append-only")
+        super().save(*args, **kwargs)

@@ -3,6 +3,9 @@
 The current offers of a provider are those of its latest successful snapshot. They are **stale** when the
 provider's latest refresh failed or came back empty (we kept the last good prices), or when their capture date is
 older than ``PRICING_STALE_AFTER_HOURS``; pages then show them with that date.
+
+Hosted per-token API prices (``api_prices_for``) come back as ``HostedApiPrice``: the price in force on a given day,
+with its capture date, citation and confidence.
 """
 
 from __future__ import annotations
@@ -16,16 +19,14 @@ from statistics import median
 from typing import TYPE_CHECKING, TypedDict
 
 from django.conf import settings
-from django.db.models import Count, Max, OuterRef, Subquery
+from django.db.models import Count, F, Max, OuterRef, Q, Subquery
 
-from .models import Offer, PriceSnapshot, Provider
+from .models import ApiPrice, Offer, PriceSnapshot, Provider
 from .offers import OfferRecord, as_confidence, as_pricing_kind
 
 if TYPE_CHECKING:
     from django.db.models import QuerySet
     from django_stubs_ext import WithAnnotations
-
-DEFAULT_STALE_AFTER_HOURS = 7 * 24
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +52,7 @@ class PricePoint:
 
 
 def _stale_after() -> timedelta:
-    return timedelta(hours=int(getattr(settings, "PRICING_STALE_AFTER_HOURS", DEFAULT_STALE_AFTER_HOURS)))
+    return timedelta(hours=settings.PRICING_STALE_AFTER_HOURS)
 
 
 def _latest(outcomes: Iterable[str] | None, column: str) -> Subquery:
@@ -205,3 +206,88 @@ def prices_captured_at() -> date | None:
     """The day the newest price we hold was seen at its source (the footer's "prices captured" date)."""
     newest = Offer.objects.aggregate(newest=Max("captured_at"))["newest"]
     return newest.astimezone(UTC).date() if newest else None
+
+
+# --- hosted per-token API prices ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TokenPrices:
+    """USD per million tokens: input, cached input (None: the source gives none) and output."""
+
+    input_per_million_usd: Decimal
+    cached_input_per_million_usd: Decimal | None
+    output_per_million_usd: Decimal
+
+
+@dataclass(frozen=True, slots=True)
+class ApiPriceCitation:
+    """The source as a reader would cite it; ``detail`` is the full text the data file gives."""
+
+    publisher: str
+    title: str
+    url: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class HostedApiPrice:
+    """One hosted route's per-token price at one provider, as in force on the day asked about."""
+
+    hub_id: str
+    route: str
+    provider: str
+    prices: TokenPrices  # what applies on the day: the introductory price while it runs, else the list price
+    intro_applies: bool  # ``prices`` is the introductory offer
+    intro_expired: bool  # there was an introductory offer and it ended before the day
+    list_prices: TokenPrices
+    intro_prices: TokenPrices | None
+    intro_ends_on: date | None  # last day of the introductory offer
+    captured_on: date | None  # None: the source states no date
+    source: ApiPriceCitation
+    confidence: str  # high / medium / low (pricing.models.CONFIDENCE_CHOICES); mark "low" as unverified
+    notes: str
+    context_length: int | None
+
+
+def _hosted_api_price(row: ApiPrice, on: date) -> HostedApiPrice:
+    list_prices = TokenPrices(row.input_per_million_usd, row.cached_input_per_million_usd, row.output_per_million_usd)
+    intro_prices = None
+    if row.intro_input_per_million_usd is not None and row.intro_output_per_million_usd is not None:
+        intro_prices = TokenPrices(
+            row.intro_input_per_million_usd, row.intro_cached_input_per_million_usd, row.intro_output_per_million_usd
+        )
+    # The offer's end date is its last day (the source: "until 2026-09-09").
+    intro_applies = intro_prices is not None and row.intro_ends_on is not None and on <= row.intro_ends_on
+    return HostedApiPrice(
+        hub_id=row.hub_id,
+        route=row.route,
+        provider=row.provider,
+        prices=intro_prices if intro_applies and intro_prices else list_prices,
+        intro_applies=intro_applies,
+        intro_expired=intro_prices is not None and not intro_applies,
+        list_prices=list_prices,
+        intro_prices=intro_prices,
+        intro_ends_on=row.intro_ends_on,
+        captured_on=row.captured_on,
+        source=ApiPriceCitation(row.source_publisher, row.source_title, row.source_url, row.source_detail),
+        confidence=row.confidence,
+        notes=row.notes,
+        context_length=row.context_length,
+    )
+
+
+def api_prices_for(hub_id: str, on: date) -> list[HostedApiPrice]:
+    """Per-token prices of every hosted route serving the model (Hub id, any case), as in force on ``on``.
+
+    Per route and provider: the newest capture made on or before ``on``; a capture whose source states no date
+    counts only where no dated one exists. Cheapest output first.
+    """
+    rows = ApiPrice.objects.filter(hub_id__iexact=hub_id.strip()).filter(
+        Q(captured_on__lte=on) | Q(captured_on__isnull=True)
+    )
+    newest: dict[tuple[str, str], ApiPrice] = {}
+    for row in rows.order_by("route", "provider", F("captured_on").desc(nulls_last=True), "-id"):
+        newest.setdefault((row.route, row.provider), row)
+    prices = [_hosted_api_price(row, on) for row in newest.values()]
+    return sorted(prices, key=lambda p: (p.prices.output_per_million_usd, p.prices.input_per_million_usd, p.provider))

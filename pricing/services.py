@@ -25,10 +25,11 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
+from .api_prices import API_PRICES_FILE, load_api_prices
 from .gpus import load_gpus
-from .models import Gpu, Offer, PriceSnapshot, Provider
+from .models import ApiPrice, Gpu, Offer, PriceSnapshot, Provider
 from .offers import OfferRecord
-from .providers import API_PROVIDERS, PayloadError, curated
+from .providers import API_PROVIDERS, PayloadError, ProviderModule, curated
 
 logger = logging.getLogger(__name__)
 
@@ -86,7 +87,8 @@ def gpus_sync() -> int:
 
 def prices_generation() -> int:
     """Cache version for anything computed from prices; a refresh bumps it."""
-    return cache.get_or_set(PRICES_GENERATION_KEY, 1, timeout=None)
+    generation: int = cache.get_or_set(PRICES_GENERATION_KEY, 1, timeout=None) or 1
+    return generation
 
 
 def prices_generation_bump() -> None:
@@ -214,8 +216,8 @@ def offers_refresh(
         return _store(provider_slug, module, raw, source, captured_at)
 
 
-def _fetch(module: Any, client: httpx.Client | None) -> bytes:
-    api_key = getattr(settings, module.INFO.api_key_setting, "") if module.INFO.api_key_setting else ""
+def _fetch(module: ProviderModule, client: httpx.Client | None) -> bytes:
+    api_key = getattr(settings, module.INFO.api_key_setting) if module.INFO.api_key_setting else ""
     if module.INFO.api_key_required and not api_key:
         raise PermissionError(f"{module.INFO.name} needs {module.INFO.api_key_setting}")
     own_client = client is None
@@ -223,7 +225,7 @@ def _fetch(module: Any, client: httpx.Client | None) -> bytes:
     endpoint = endpoint_overrides().get(module.INFO.slug, module.INFO.endpoint)
     try:
         try:
-            return module.fetch(http, api_key or None, endpoint)
+            return module.fetch(http, api_key or None, endpoint, **_fetch_options(module.INFO.slug))
         except httpx.HTTPStatusError as exc:
             if exc.response.status_code >= 500 or exc.response.status_code == 429:
                 raise RefreshTemporarilyFailed(f"HTTP {exc.response.status_code} from {exc.request.url}") from exc
@@ -233,11 +235,18 @@ def _fetch(module: Any, client: httpx.Client | None) -> bytes:
             http.close()
 
 
+def _fetch_options(slug: str) -> dict[str, Any]:
+    """Provider-specific arguments from settings: providers read no settings themselves (one seam, no Django)."""
+    if slug == "vastai":
+        return {"max_pages": settings.PRICING_VASTAI_MAX_PAGES}
+    return {}
+
+
 def endpoint_overrides() -> dict[str, str]:
     """``PRICING_ENDPOINT_OVERRIDES`` ("runpod=https://proxy/graphql,..."): point a provider at a proxy or a
     replay server (staging, the end-to-end worker test) without touching code."""
     overrides = {}
-    for item in getattr(settings, "PRICING_ENDPOINT_OVERRIDES", []) or []:
+    for item in settings.PRICING_ENDPOINT_OVERRIDES:
         slug, _, url = item.partition("=")
         if slug and url:
             overrides[slug.strip()] = url.strip()
@@ -246,7 +255,7 @@ def endpoint_overrides() -> dict[str, str]:
 
 def http_client() -> httpx.Client:
     """The one outbound HTTP client for price APIs: explicit timeouts, an honest user agent."""
-    timeout = float(getattr(settings, "PRICING_HTTP_TIMEOUT_SECONDS", 20))
+    timeout = settings.PRICING_HTTP_TIMEOUT_SECONDS
     return httpx.Client(
         timeout=httpx.Timeout(timeout, connect=min(timeout, 5.0)),
         headers={"User-Agent": "gpufit-price-refresh/0.1"},
@@ -254,7 +263,7 @@ def http_client() -> httpx.Client:
     )
 
 
-def _store(provider_slug: str, module: Any, raw: bytes, source: str, captured_at: datetime) -> RefreshResult:
+def _store(provider_slug: str, module: ProviderModule | None, raw: bytes, source: str, captured_at: datetime) -> RefreshResult:
     digest = hashlib.sha256(raw).hexdigest()
     try:
         payload = json.loads(raw)
@@ -379,3 +388,51 @@ def offline_refresh(
             continue
         results.append(offers_refresh(slug, raw=path.read_bytes(), source=_display_path(path), now=now))
     return results
+
+
+# --- hosted per-token API prices ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ApiPricesLoadResult:
+    added: int
+    already_present: int
+    mapped: int  # rows (added or present) whose route serves a catalog model
+
+
+def api_prices_load(path: Path = API_PRICES_FILE) -> ApiPricesLoadResult:
+    """Append the prices of ``api-prices.json`` that are not stored yet (natural key: route, provider, capture date).
+
+    A row already stored is never rewritten, so loading the same file twice changes nothing.
+    """
+    added = present = mapped = 0
+    with transaction.atomic():
+        for record in load_api_prices(path):
+            mapped += bool(record.hub_id)
+            if ApiPrice.objects.filter(
+                route=record.route, provider=record.provider, captured_on=record.captured_on
+            ).exists():
+                present += 1
+                continue
+            ApiPrice.objects.create(
+                hub_id=record.hub_id,
+                route=record.route,
+                provider=record.provider,
+                input_per_million_usd=record.input_per_million_usd,
+                cached_input_per_million_usd=record.cached_input_per_million_usd,
+                output_per_million_usd=record.output_per_million_usd,
+                intro_input_per_million_usd=record.intro_input_per_million_usd,
+                intro_cached_input_per_million_usd=record.intro_cached_input_per_million_usd,
+                intro_output_per_million_usd=record.intro_output_per_million_usd,
+                intro_ends_on=record.intro_ends_on,
+                captured_on=record.captured_on,
+                context_length=record.context_length,
+                source_publisher=record.source_publisher,
+                source_title=record.source_title,
+                source_url=record.source_url,
+                source_detail=record.source_detail,
+                confidence=record.confidence,
+                notes=record.notes,
+            )
+            added += 1
+    return ApiPricesLoadResult(added=added, already_present=present, mapped=mapped)

@@ -14,6 +14,7 @@ PURE = [
     *sorted((ROOT / "calculator" / "estimation").rglob("*.py")),
     ROOT / "models_catalog" / "architecture.py",
     *sorted((ROOT / "models_catalog").glob("_arch_*.py")),
+    ROOT / "pricing" / "api_prices.py",
     ROOT / "pricing" / "gpus.py",
     ROOT / "pricing" / "offers.py",
 ]

@@ -1,4 +1,5 @@
-"""Loads the data a fresh install ships with: the recorded Hub catalog and the dated price snapshot."""
+"""Loads the data a fresh install ships with: the recorded Hub catalog, the dated price snapshot and the hosted
+API prices."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from pricing.services import api_prices_load
+
 
 class Command(BaseCommand):
-    help = "Load the bundled model catalog (recorded Hub data) and the shipped price snapshot. Idempotent."
+    help = "Load the bundled model catalog (recorded Hub data), the shipped price snapshot and API prices. Idempotent."
 
     def handle(self, *args, **options) -> None:
         hub_dir = Path(settings.BASE_DIR) / "models_catalog" / "data" / "hub"
@@ -18,3 +21,8 @@ class Command(BaseCommand):
         call_command("import_models", offline=str(hub_dir), stdout=self.stdout, stderr=self.stderr)
         self.stdout.write("Loading GPU specs and the shipped price snapshot")
         call_command("load_prices", stdout=self.stdout, stderr=self.stderr)
+        result = api_prices_load()
+        self.stdout.write(
+            f"Hosted API prices: {result.added} added, {result.already_present} already present, "
+            f"{result.mapped} serve a catalog model"
+        )

@@ -1,0 +1,220 @@
+"""Hosted per-token API prices from ``pricing/data/api-prices.json``: pure parsing, no Django, no I/O but the read.
+
+The file names models by hosted route (OpenRouter's slug, e.g. ``z-ai/glm-5.3-flash``). ``ROUTE_TO_HUB_ID`` maps
+each route to the Hub id of the checkpoint it serves when that checkpoint is in our catalog
+(``models_catalog/data/hub``); ``ROUTES_NOT_IN_CATALOG`` says why every other route is left unmapped, so a new
+route in the file fails a test until someone decides. A row carrying ``valid_until`` is an introductory offer: it
+joins the list-price row of the same route, capture date and source as its introductory price.
+
+The file has no confidence field; ``SOURCE_RULES`` assigns one per kind of source on the scale of the data set's
+README (high: a provider's or an official price API; medium: the provider's own website data; low: an aggregator,
+a fragile scrape or a price reported second hand), and ``CONFIDENCE_OVERRIDES`` lowers single rows whose own note
+doubts a figure.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, replace
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+API_PRICES_FILE = Path(__file__).resolve().parent / "data" / "api-prices.json"
+
+# Hosted route → Hub id of the checkpoint it serves (only checkpoints in models_catalog/data/hub).
+ROUTE_TO_HUB_ID: dict[str, str] = {
+    "z-ai/glm-5.3-flash": "zai-org/GLM-5.3-Flash",
+    "z-ai/glm-5": "zai-org/GLM-5",
+    "z-ai/glm-4.7-flash": "zai-org/GLM-4.7-Flash",
+    "z-ai/glm-4.6": "zai-org/GLM-4.6",
+    "deepseek/deepseek-v3.2": "deepseek-ai/DeepSeek-V3.2",
+    "meta-llama/llama-3.3-70b-instruct": "meta-llama/Llama-3.3-70B-Instruct",
+    "openai/gpt-oss-120b": "openai/gpt-oss-120b",
+    "openai/gpt-oss-20b": "openai/gpt-oss-20b",
+    "qwen/qwen3-32b": "Qwen/Qwen3-32B",
+    "minimax/minimax-m2.5": "MiniMaxAI/MiniMax-M2.5",
+    "google/gemma-3-27b-it": "google/gemma-3-27b-it",
+}
+
+# Routes whose checkpoint is not in the catalog. A sibling checkpoint of the same family is not the same model:
+# its price says nothing about the one we size.
+ROUTES_NOT_IN_CATALOG: dict[str, str] = {
+    "z-ai/glm-5.2": "GLM-5.2 is not in the catalog",
+    "z-ai/glm-5.1": "GLM-5.1 is not in the catalog",
+    "z-ai/glm-4.7": "GLM-4.7 is not in the catalog (only GLM-4.7-Flash is)",
+    "deepseek/deepseek-v4-pro": "DeepSeek-V4-Pro is not in the catalog",
+    "deepseek/deepseek-v4-flash": "DeepSeek-V4-Flash is not in the catalog",
+    "deepseek/deepseek-r1-0528": "serves DeepSeek-R1-0528, a later checkpoint than the catalog's DeepSeek-R1",
+    "qwen/qwen3-235b-a22b-2507": "serves Qwen3-235B-A22B-Instruct-2507, not the catalog's Qwen3-235B-A22B",
+    "qwen/qwen3-coder": "Qwen3-Coder (480B-A35B) is not in the catalog",
+    "moonshotai/kimi-k2.6": "Kimi-K2.6 is not in the catalog (only Kimi-K2-Instruct is)",
+    "mistralai/mistral-large-2512": "Mistral Large 2512 is not in the catalog",
+}
+
+HIGH, MEDIUM, LOW = "high", "medium", "low"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRule:
+    """How a reader would cite one kind of source, and how far its prices can be trusted."""
+
+    starts_with: str
+    publisher: str
+    title: str
+    confidence: str
+
+
+SOURCE_RULES: tuple[SourceRule, ...] = (
+    SourceRule(
+        "OpenRouter GET https://openrouter.ai/api/v1/models",
+        "OpenRouter",
+        "Models API (GET /api/v1/models), daily archived response",
+        HIGH,
+    ),
+    # OpenRouter's own figures, but read from the data endpoint behind its website, not a documented API.
+    SourceRule(
+        "OpenRouter per-endpoint prices",
+        "OpenRouter",
+        "Per-provider endpoint prices from openrouter.ai, daily archived scrape",
+        MEDIUM,
+    ),
+    SourceRule("AWS Price List API", "Amazon Web Services", "AWS Price List API: Amazon Bedrock", HIGH),
+    # Vendor prices reported second hand "as of writing" by an undated article with no publisher named.
+    SourceRule(
+        "German community article 'GLM-5.3-Flash VRAM-Anforderungen'",
+        "",
+        "GLM-5.3-Flash VRAM-Anforderungen (German community article)",
+        LOW,
+    ),
+)
+
+CONFIDENCE_OVERRIDES: dict[tuple[str, str], str] = {
+    # Its own note: the cached-input price "as returned, looks unusually low".
+    ("deepseek/deepseek-v4-pro", "OpenRouter (list price = top provider)"): MEDIUM,
+}
+
+_URL = re.compile(r"https://[^\s)]+")
+
+
+class ApiPriceFileError(ValueError):
+    """The price file holds a row we cannot read or place."""
+
+
+@dataclass(frozen=True, slots=True)
+class ApiPriceRecord:
+    """One per-token price of one hosted route at one provider, as captured on one day (USD per million)."""
+
+    route: str
+    hub_id: str  # "" when the served checkpoint is not in the catalog
+    provider: str
+    input_per_million_usd: Decimal
+    cached_input_per_million_usd: Decimal | None
+    output_per_million_usd: Decimal
+    captured_on: date | None  # None: the source states no date
+    source_publisher: str
+    source_title: str
+    source_url: str
+    source_detail: str  # the source exactly as the file gives it
+    confidence: str
+    notes: str = ""
+    context_length: int | None = None
+    intro_input_per_million_usd: Decimal | None = None
+    intro_cached_input_per_million_usd: Decimal | None = None
+    intro_output_per_million_usd: Decimal | None = None
+    intro_ends_on: date | None = None  # last day of the introductory offer
+
+    @property
+    def natural_key(self) -> tuple[str, str, date | None]:
+        return (self.route, self.provider, self.captured_on)
+
+
+def hub_id_for_route(route: str) -> str:
+    """The catalog Hub id a hosted route serves, or "" when it is not in the catalog."""
+    return ROUTE_TO_HUB_ID.get(route.lower(), "")
+
+
+def source_rule(source: str) -> SourceRule:
+    for rule in SOURCE_RULES:
+        if source.startswith(rule.starts_with):
+            return rule
+    raise ApiPriceFileError(f"no citation rule for source {source[:80]!r}")
+
+
+def load_api_prices(path: Path = API_PRICES_FILE) -> list[ApiPriceRecord]:
+    """Every price in the file; an introductory-offer row is folded into its list-price row."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    return parse_api_prices(data)
+
+
+def parse_api_prices(data: dict[str, Any]) -> list[ApiPriceRecord]:
+    rows = list(data["prices"])
+    list_rows = [r for r in rows if not r.get("valid_until")]
+    intro_rows = [r for r in rows if r.get("valid_until")]
+    records = {id(r): _record(r) for r in list_rows}
+    for intro in intro_rows:
+        matches = [
+            r
+            for r in list_rows
+            if r["model"] == intro["model"] and r["captured"] == intro["captured"] and r["source"] == intro["source"]
+        ]
+        if len(matches) != 1:
+            raise ApiPriceFileError(f"introductory offer for {intro['model']} has {len(matches)} list-price rows")
+        base = records[id(matches[0])]
+        records[id(matches[0])] = _with_intro(base, intro)
+    return [records[id(r)] for r in list_rows]
+
+
+def _record(row: dict[str, Any]) -> ApiPriceRecord:
+    route = str(row["model"])
+    if route.lower() not in ROUTE_TO_HUB_ID and route.lower() not in ROUTES_NOT_IN_CATALOG:
+        raise ApiPriceFileError(f"route {route!r} is neither mapped to a catalog model nor listed as absent")
+    source = str(row["source"])
+    rule = source_rule(source)
+    urls = _URL.findall(source)
+    provider = str(row["provider"])
+    return ApiPriceRecord(
+        route=route,
+        hub_id=hub_id_for_route(route),
+        provider=provider,
+        input_per_million_usd=_price(row["input_per_mtok"]),
+        cached_input_per_million_usd=_price_or_none(row.get("cached_input_per_mtok")),
+        output_per_million_usd=_price(row["output_per_mtok"]),
+        captured_on=date.fromisoformat(row["captured"]) if row.get("captured") else None,
+        source_publisher=rule.publisher,
+        source_title=rule.title,
+        # the archived copy (the last link) is the one a reader can still open
+        source_url=urls[-1] if urls else "",
+        source_detail=source,
+        confidence=CONFIDENCE_OVERRIDES.get((route, provider), rule.confidence),
+        notes=str(row.get("note") or ""),
+        context_length=row.get("context_length"),
+    )
+
+
+def _with_intro(base: ApiPriceRecord, intro: dict[str, Any]) -> ApiPriceRecord:
+    notes = "\n".join(n for n in (base.notes, str(intro.get("note") or "")) if n)
+    return replace(
+        base,
+        intro_input_per_million_usd=_price(intro["input_per_mtok"]),
+        intro_cached_input_per_million_usd=_price_or_none(intro.get("cached_input_per_mtok")),
+        intro_output_per_million_usd=_price(intro["output_per_mtok"]),
+        intro_ends_on=date.fromisoformat(intro["valid_until"]),
+        notes=notes,
+    )
+
+
+def _price(value: Any) -> Decimal:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ApiPriceFileError(f"price {value!r} is not a number")
+    # repr of the JSON float keeps the digits the file wrote (0.2058, not its binary expansion)
+    price = Decimal(repr(value)) if isinstance(value, float) else Decimal(str(value))
+    if price < 0:
+        raise ApiPriceFileError(f"negative price {value!r}")
+    return price
+
+
+def _price_or_none(value: Any) -> Decimal | None:
+    return None if value is None else _price(value)
