@@ -1,6 +1,6 @@
 """``estimate(spec, workload) -> Breakdown``: the memory a model needs for inference or fine-tuning.
 
-Every term carries its formula and inputs (English and German) so a page can print how the number was made.
+Every term carries the named inputs of its formula so a page can print how the number was made.
 Sources of each rule: docs/methodology.md, summarised in SOURCES.md next to this file.
 """
 
@@ -10,7 +10,7 @@ from models_catalog.architecture import ModelSpec
 
 from .engines import ENGINES, EngineProfile, KvDtype, get_engine, get_kv_dtype
 from .facts import SpecFacts, spec_facts
-from .kv import kv_size
+from .kv import KvSize, kv_size
 from .overhead import engine_overhead_terms
 from .precision import (
     PRECISIONS,
@@ -95,43 +95,14 @@ def _inference_terms(
     weights, avg_bits, params = weights_detail(facts, precision, load_mtp=workload.load_mtp_layers)
     if precision.estimated:
         estimated.append("weights")
-    terms: list[Term] = []
-    host_embedding = 0
-    if engine.input_embedding_on_host and facts.counts.embedding:
-        embed_bits = precision.bits(facts.counts, facts.layer_facts).embedding
-        host_embedding = round(facts.counts.embedding * embed_bits / 8)
-        if not facts.counts.lm_head:
-            host_embedding = min(host_embedding, weights)  # tied: the head keeps a GPU copy (§2.10)
+    host_embedding, embed_bits = _host_embedding(facts, engine, precision, weights)
     gpu_weights = weights - (host_embedding if facts.counts.lm_head else 0)
-    terms.append(
-        Term(
-            "weights",
-            gpu_weights,
-            "Weights",
-            "Gewichte",
-            "{params} parameters × {bits} bits ÷ 8 ({precision}: {rule})"
-            + (" − {host} bytes kept in host RAM" if weights != gpu_weights else ""),
-            "{params} Parameter × {bits} Bit ÷ 8 ({precision}: {rule})"
-            + (" − {host} Bytes im Arbeitsspeicher" if weights != gpu_weights else ""),
-            {
-                "params": params,
-                "bits": avg_bits,
-                "precision": precision.label,
-                "rule": precision.description,
-                "host": weights - gpu_weights,
-            },
-            estimated=precision.estimated,
-        )
-    )
+    terms = [_weights_term(precision, params, avg_bits, weights, gpu_weights)]
     if host_embedding:
         terms.append(
             Term(
                 "input_embedding_host",
                 host_embedding,
-                "Input embedding (host RAM)",
-                "Eingabe-Embedding (Arbeitsspeicher)",
-                "{engine} keeps token_embd in CPU memory: {rows} parameters × {bits} bits ÷ 8",
-                "{engine} hält token_embd im CPU-Speicher: {rows} Parameter × {bits} Bit ÷ 8",
                 {"engine": engine.name, "rows": facts.counts.embedding, "bits": embed_bits},
                 on_gpu=False,
             )
@@ -146,16 +117,46 @@ def _inference_terms(
         heads=spec.num_attention_heads,
         head_dim=spec.head_dim,
     )
-    terms.append(
+    terms.extend(_cache_terms(kv, facts, engine, kv_dtype, concurrency))
+    cache_bytes = kv.kv_bytes + kv.state_bytes
+    terms.extend(engine_overhead_terms(facts, engine, gpu_weights, cache_bytes, context, concurrency, estimated))
+    return terms
+
+
+def _host_embedding(facts: SpecFacts, engine: EngineProfile, precision: Precision, weights: int) -> tuple[int, float]:
+    """(bytes, bits per parameter) of the input embedding an engine keeps in host RAM; (0, 0.0) when none."""
+    if not (engine.input_embedding_on_host and facts.counts.embedding):
+        return 0, 0.0
+    embed_bits = precision.bits(facts.counts, facts.layer_facts).embedding
+    host_embedding = round(facts.counts.embedding * embed_bits / 8)
+    if not facts.counts.lm_head:
+        host_embedding = min(host_embedding, weights)  # tied: the head keeps a GPU copy (§2.10)
+    return host_embedding, embed_bits
+
+
+def _weights_term(precision: Precision, params: int, avg_bits: float, weights: int, gpu_weights: int) -> Term:
+    return Term(
+        "weights",
+        gpu_weights,
+        {
+            "params": params,
+            "bits": avg_bits,
+            "precision": precision.label,
+            "rule": precision.description,
+            "host": weights - gpu_weights,
+        },
+        variant="host_embedding" if weights != gpu_weights else "",
+        estimated=precision.estimated,
+    )
+
+
+def _cache_terms(
+    kv: KvSize, facts: SpecFacts, engine: EngineProfile, kv_dtype: KvDtype, concurrency: int
+) -> list[Term]:
+    terms = [
         Term(
             "kv_cache",
             kv.kv_bytes,
-            "KV cache",
-            "KV-Cache",
-            "{bytes_per_token} bytes per token ({layers} cached layers, {kv_dtype}) × {cells} cells "
-            "× {requests} requests ({engine} paging)",
-            "{bytes_per_token} Bytes pro Token ({layers} Schichten mit Cache, {kv_dtype}) × {cells} Zellen "
-            "× {requests} Anfragen ({engine}-Seitenverwaltung)",
             {
                 "bytes_per_token": kv.bytes_per_token,
                 "layers": facts.attention_layers,
@@ -165,25 +166,13 @@ def _inference_terms(
                 "engine": engine.name,
             },
         )
-    )
+    ]
     if kv.state_bytes:
         terms.append(
             Term(
                 "linear_state",
                 kv.state_bytes,
-                "Linear-attention state",
-                "Zustand der linearen Attention",
-                "fixed state per sequence (conv × {conv_bytes} B + recurrent × {ssm_bytes} B per element) "
-                "× {requests} requests",
-                "fester Zustand pro Sequenz (Faltung × {conv_bytes} B + rekurrent × {ssm_bytes} B pro "
-                "Element) × {requests} Anfragen",
-                {
-                    "conv_bytes": engine.conv_state_bytes,
-                    "ssm_bytes": engine.ssm_state_bytes,
-                    "requests": concurrency,
-                },
+                {"conv_bytes": engine.conv_state_bytes, "ssm_bytes": engine.ssm_state_bytes, "requests": concurrency},
             )
         )
-    cache_bytes = kv.kv_bytes + kv.state_bytes
-    terms.extend(engine_overhead_terms(facts, engine, gpu_weights, cache_bytes, context, concurrency, estimated))
     return terms

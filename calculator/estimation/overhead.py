@@ -5,6 +5,9 @@ Sources: SOURCES.md next to this file (docs/methodology.md §4).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
 from .engines import EngineProfile
 from .facts import SpecFacts
 from .kv import LLAMA_CPP_N_UBATCH
@@ -24,17 +27,24 @@ OLLAMA_BATCH = 512
 MLX_PREFILL_STEP = 2048  # mlx-lm prefill_step_size (§4.5)
 
 
-def _seed_overhead(base: int, estimated_flag: bool, engine: EngineProfile) -> Term:
-    return Term(
-        "overhead",
-        round(OVERHEAD_FRACTION * base) + OVERHEAD_FIXED_BYTES,
-        "Runtime overhead",
-        "Laufzeit-Overhead",
-        "10 % × (weights + KV cache = {base} bytes) + 1 GB ({engine}: activations, CUDA graphs, context)",
-        "10 % × (Gewichte + KV-Cache = {base} Bytes) + 1 GB ({engine}: Aktivierungen, CUDA-Graphen, Kontext)",
-        {"base": base, "engine": engine.name},
-        estimated=estimated_flag,
-    )
+@dataclass(frozen=True, slots=True)
+class _Load:
+    """What an engine's overhead rule looks at: the model, the engine, the GPU weights and cache, the requests."""
+
+    facts: SpecFacts
+    engine: EngineProfile
+    weights: int
+    cache_bytes: int
+    context: int
+    concurrency: int
+
+    @property
+    def vocab(self) -> int:
+        return max(0, self.facts.spec.vocab_size)
+
+    @property
+    def hidden(self) -> int:
+        return max(0, self.facts.spec.hidden_size)
 
 
 def engine_overhead_terms(
@@ -46,113 +56,86 @@ def engine_overhead_terms(
     concurrency: int,
     estimated: list[str],
 ) -> list[Term]:
-    spec = facts.spec
-    rule = engine.overhead_rule
-    vocab = max(0, spec.vocab_size)
-    h = max(0, spec.hidden_size)
     if engine.overhead_estimated:
         estimated.append("overhead")
-    if rule == "vllm":
-        seed = round(OVERHEAD_FRACTION * (weights + cache_bytes)) + OVERHEAD_FIXED_BYTES
-        sampler = round(VLLM_SAMPLER_BUFFERS * VLLM_MAX_NUM_SEQS * vocab * 4)
-        floor = sampler + VLLM_NON_TORCH_BYTES + VLLM_PRESTART_BYTES
-        return [
-            Term(
-                "overhead",
-                max(seed, floor),
-                "Runtime overhead",
-                "Laufzeit-Overhead",
-                "larger of 10 % × (weights + KV cache) + 1 GB = {seed} bytes and vLLM's profiled peak "
-                "9.7 × {seqs} sequences × {vocab} vocabulary × 4 B + non-torch and CUDA context = {floor} bytes",
-                "größerer Wert aus 10 % × (Gewichte + KV-Cache) + 1 GB = {seed} Bytes und vLLMs gemessener "
-                "Spitze 9,7 × {seqs} Sequenzen × {vocab} Vokabular × 4 B + Nicht-Torch und CUDA-Kontext = "
-                "{floor} Bytes",
-                {"seed": seed, "floor": floor, "seqs": VLLM_MAX_NUM_SEQS, "vocab": vocab},
-            )
-        ]
-    if rule == "sglang":
-        reserved_mib = _sglang_reserved_mib((weights + cache_bytes) / 0.9 / MIB)
-        return [
-            Term(
-                "overhead",
-                round(reserved_mib * MIB),
-                "Reserved for activations and CUDA graphs",
-                "Reserviert für Aktivierungen und CUDA-Graphen",
-                "SGLang reserved_mem = 512 + 1.5 × chunked_prefill + 2 × cuda_graph_max_bs + 128 MiB, at least "
-                "10 GiB on GPUs over 60 GiB = {reserved} MiB",
-                "SGLang reserved_mem = 512 + 1,5 × chunked_prefill + 2 × cuda_graph_max_bs + 128 MiB, "
-                "mindestens 10 GiB auf GPUs über 60 GiB = {reserved} MiB",
-                {"reserved": reserved_mib},
-            )
-        ]
-    if rule in ("llama.cpp", "ollama"):
-        cells = _cells_total(context, concurrency)
-        heads = max(0, spec.num_attention_heads)
-        if rule == "llama.cpp":
-            ubatch = min(cells, LLAMA_CPP_N_UBATCH)
-            compute = max(4 * ubatch * (1 + 4 * h), 4 * ubatch * (h + vocab))
-            compute_formula = "max(4 × {ubatch} × (1 + 4 × {h}), 4 × {ubatch} × ({h} + {vocab})) bytes"
-            compute_formula_de = compute_formula.replace("bytes", "Bytes")
-        else:
-            ubatch = OLLAMA_BATCH
-            compute = max(4 * ubatch * (1 + 4 * h + cells * (1 + heads)), 4 * ubatch * (h + vocab))
-            compute_formula = (
-                "Ollama's graph estimate max(4 × {ubatch} × (1 + 4 × {h} + {cells} × (1 + {heads})), "
-                "4 × {ubatch} × ({h} + {vocab})) bytes"
-            )
-            compute_formula_de = compute_formula.replace("Ollama's graph estimate", "Ollamas Graph-Schätzung")
-            compute_formula_de = compute_formula_de.replace("bytes", "Bytes")
-        terms = [
-            Term(
-                "compute_buffer",
-                compute,
-                "Compute buffer",
-                "Rechenpuffer",
-                compute_formula,
-                compute_formula_de,
-                {"ubatch": ubatch, "h": h, "vocab": vocab, "cells": cells, "heads": heads},
-                estimated=True,
-            ),
-            Term(
-                "output_buffer_host",
-                vocab * max(1, concurrency) * 4,
-                "Logits buffer (host RAM)",
-                "Logits-Puffer (Arbeitsspeicher)",
-                "{vocab} vocabulary × {seqs} sequences × 4 B",
-                "{vocab} Vokabular × {seqs} Sequenzen × 4 B",
-                {"vocab": vocab, "seqs": max(1, concurrency)},
-                on_gpu=False,
-            ),
-        ]
-        if rule == "llama.cpp":
-            terms.append(
-                Term(
-                    "fit_margin",
-                    LLAMA_CPP_FIT_MARGIN_BYTES,
-                    "Free margin",
-                    "Freier Puffer",
-                    "llama.cpp auto-fit keeps {margin} bytes free per device",
-                    "llama.cpp auto-fit lässt {margin} Bytes pro Gerät frei",
-                    {"margin": LLAMA_CPP_FIT_MARGIN_BYTES},
-                )
-            )
-        return terms
-    if rule == "mlx":
-        chunk = min(context, MLX_PREFILL_STEP)
-        width = vocab + 4 * h + 3 * facts.active_mlp_width
-        return [
-            Term(
-                "activations",
-                chunk * width * 2,
-                "Prefill activations",
-                "Aktivierungen beim Prefill",
-                "{chunk} tokens per prefill step × ({vocab} logits + 4 × {h} + 3 × {mlp} MLP) × 2 B",
-                "{chunk} Tokens pro Prefill-Schritt × ({vocab} Logits + 4 × {h} + 3 × {mlp} MLP) × 2 B",
-                {"chunk": chunk, "vocab": vocab, "h": h, "mlp": facts.active_mlp_width},
-                estimated=True,
-            )
-        ]
-    return [_seed_overhead(weights + cache_bytes, engine.overhead_estimated, engine)]
+    rule = _OVERHEAD_RULES.get(engine.overhead_rule, _seed_overhead)
+    return rule(_Load(facts, engine, weights, cache_bytes, context, concurrency))
+
+
+def _seed_overhead(load: _Load) -> list[Term]:
+    base = load.weights + load.cache_bytes
+    return [
+        Term(
+            "overhead",
+            round(OVERHEAD_FRACTION * base) + OVERHEAD_FIXED_BYTES,
+            {"base": base, "engine": load.engine.name},
+            variant="seed",
+            estimated=load.engine.overhead_estimated,
+        )
+    ]
+
+
+def _vllm_overhead(load: _Load) -> list[Term]:
+    seed = round(OVERHEAD_FRACTION * (load.weights + load.cache_bytes)) + OVERHEAD_FIXED_BYTES
+    sampler = round(VLLM_SAMPLER_BUFFERS * VLLM_MAX_NUM_SEQS * load.vocab * 4)
+    floor = sampler + VLLM_NON_TORCH_BYTES + VLLM_PRESTART_BYTES
+    inputs = {"seed": seed, "floor": floor, "seqs": VLLM_MAX_NUM_SEQS, "vocab": load.vocab}
+    return [Term("overhead", max(seed, floor), inputs, variant="vllm")]
+
+
+def _sglang_overhead(load: _Load) -> list[Term]:
+    reserved_mib = _sglang_reserved_mib((load.weights + load.cache_bytes) / 0.9 / MIB)
+    return [Term("overhead", round(reserved_mib * MIB), {"reserved": reserved_mib}, variant="sglang")]
+
+
+def _llama_cpp_overhead(load: _Load) -> list[Term]:
+    cells = _cells_total(load.context, load.concurrency)
+    ubatch = min(cells, LLAMA_CPP_N_UBATCH)
+    h, vocab = load.hidden, load.vocab
+    compute = max(4 * ubatch * (1 + 4 * h), 4 * ubatch * (h + vocab))
+    return [
+        _compute_buffer(load, compute, ubatch, cells, "llama.cpp"),
+        _output_buffer(load),
+        Term("fit_margin", LLAMA_CPP_FIT_MARGIN_BYTES, {"margin": LLAMA_CPP_FIT_MARGIN_BYTES}),
+    ]
+
+
+def _ollama_overhead(load: _Load) -> list[Term]:
+    cells = _cells_total(load.context, load.concurrency)
+    heads = max(0, load.facts.spec.num_attention_heads)
+    ubatch = OLLAMA_BATCH
+    h, vocab = load.hidden, load.vocab
+    compute = max(4 * ubatch * (1 + 4 * h + cells * (1 + heads)), 4 * ubatch * (h + vocab))
+    return [_compute_buffer(load, compute, ubatch, cells, "ollama"), _output_buffer(load)]
+
+
+def _compute_buffer(load: _Load, compute: int, ubatch: int, cells: int, variant: str) -> Term:
+    heads = max(0, load.facts.spec.num_attention_heads)
+    inputs = {"ubatch": ubatch, "h": load.hidden, "vocab": load.vocab, "cells": cells, "heads": heads}
+    return Term("compute_buffer", compute, inputs, variant=variant, estimated=True)
+
+
+def _output_buffer(load: _Load) -> Term:
+    seqs = max(1, load.concurrency)
+    return Term("output_buffer_host", load.vocab * seqs * 4, {"vocab": load.vocab, "seqs": seqs}, on_gpu=False)
+
+
+def _mlx_overhead(load: _Load) -> list[Term]:
+    chunk = min(load.context, MLX_PREFILL_STEP)
+    mlp = load.facts.active_mlp_width
+    width = load.vocab + 4 * load.hidden + 3 * mlp
+    inputs = {"chunk": chunk, "vocab": load.vocab, "h": load.hidden, "mlp": mlp}
+    return [Term("activations", chunk * width * 2, inputs, variant="prefill", estimated=True)]
+
+
+_OVERHEAD_RULES: Mapping[str, Callable[[_Load], list[Term]]] = {
+    "seed": _seed_overhead,
+    "vllm": _vllm_overhead,
+    "sglang": _sglang_overhead,
+    "llama.cpp": _llama_cpp_overhead,
+    "ollama": _ollama_overhead,
+    "mlx": _mlx_overhead,
+}
 
 
 def _cells_total(context: int, concurrency: int) -> int:

@@ -7,6 +7,7 @@ MFU of 0.4 (PaLM reached 46.2 % in training, §5.4). Every result is marked esti
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -43,8 +44,8 @@ class SpeedEstimate:
     prefill_tokens_per_s: float | None
     bytes_read_per_step: int
     bound: str  # "memory" | "compute" | "unknown"
-    formula_en: str
-    formula_de: str
+    # named inputs of the decode and prefill formulas, worded by the site's translations (calculator/term_text.py)
+    formula_inputs: Mapping[str, int | float]
 
 
 def _peak_flops(hardware: SpeedHardware, precision_key: str) -> float | None:
@@ -107,21 +108,6 @@ def speed(spec: ModelSpec, workload: Workload, hardware: SpeedHardware, gpu_coun
                 attention += group.count * 2 * tokens * span * spec.num_attention_heads * spec.head_dim
         total_flops = 2 * active * tokens + attention
         prefill = tokens / (total_flops / (flops * count * PREFILL_MFU))
-    formula_en = (
-        f"decode: {batch} ÷ max({bytes_per_step:,} bytes read per step ÷ ({count} × "
-        f"{hardware.memory_bandwidth_gbps} GB/s × 0.5–0.8), 2 × {active:,} active parameters × {batch} ÷ peak "
-        f"FLOPs); prefill: (2 × active parameters × tokens + attention) ÷ (peak FLOPs × {PREFILL_MFU})"
-    )
-    formula_de = (
-        (
-            f"Decode: {batch} ÷ max({bytes_per_step:,} gelesene Bytes pro Schritt ÷ ({count} × "
-            f"{hardware.memory_bandwidth_gbps} GB/s × 0,5–0,8), 2 × {active:,} aktive Parameter × {batch} ÷ "
-            f"Spitzen-FLOPs); Prefill: (2 × aktive Parameter × Tokens + Attention) ÷ (Spitzen-FLOPs × 0,4)"
-        )
-        .replace(",", ".")
-        .replace("0.5–0.8", "0,5–0,8")
-        .replace("0.4)", "0,4)")
-    )
     return SpeedEstimate(
         decode_tokens_per_s_low=low,
         decode_tokens_per_s_high=high,
@@ -130,6 +116,14 @@ def speed(spec: ModelSpec, workload: Workload, hardware: SpeedHardware, gpu_coun
         prefill_tokens_per_s=prefill,
         bytes_read_per_step=bytes_per_step,
         bound=bound,
-        formula_en=formula_en,
-        formula_de=formula_de,
+        formula_inputs={
+            "batch": batch,
+            "bytes_per_step": bytes_per_step,
+            "gpus": count,
+            "bandwidth_gbps": hardware.memory_bandwidth_gbps or 0,
+            "efficiency_low": BANDWIDTH_EFFICIENCY_LOW,
+            "efficiency_high": BANDWIDTH_EFFICIENCY_HIGH,
+            "active": active,
+            "mfu": PREFILL_MFU,
+        },
     )

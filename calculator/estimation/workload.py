@@ -61,42 +61,15 @@ class Workload:
 
 @dataclass(frozen=True, slots=True)
 class Term:
-    """One line of the breakdown: bytes, and how they were made (formula with named inputs, en and de)."""
+    """One line of the breakdown: its bytes and the named inputs of the formula that made them. The words (label,
+    formula) belong to the site's translations, chosen by ``key`` and ``variant`` (calculator/term_text.py)."""
 
     key: str  # "weights", "kv_cache", "linear_state", "activations", "overhead", "gradients", ...
     bytes: int
-    label_en: str
-    label_de: str
-    formula_template_en: str  # str.format template over `inputs`
-    formula_template_de: str
     inputs: Mapping[str, int | float | str]
+    variant: str = ""  # which formula shape made the bytes, e.g. "host_embedding", "vllm", "checkpointing"
     estimated: bool = False
     on_gpu: bool = True  # False: kept in host RAM by the engine (llama.cpp's input embedding, output buffer)
-
-    @property
-    def formula_en(self) -> str:
-        return self.formula_template_en.format(**_display(self.inputs, "en"))
-
-    @property
-    def formula_de(self) -> str:
-        return self.formula_template_de.format(**_display(self.inputs, "de"))
-
-    def formula(self, language: str = "en") -> str:
-        return self.formula_de if language.startswith("de") else self.formula_en
-
-
-def _display(inputs: Mapping[str, int | float | str], language: str) -> dict[str, str]:
-    thousands, decimal = (".", ",") if language == "de" else (",", ".")
-    out: dict[str, str] = {}
-    for name, value in inputs.items():
-        if isinstance(value, bool | str):
-            out[name] = str(value)
-        elif isinstance(value, int):
-            out[name] = f"{value:,}".replace(",", thousands)
-        else:
-            text = f"{value:,.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
-            out[name] = text.replace(",", "\0").replace(".", decimal).replace("\0", thousands)
-    return out
 
 
 @dataclass(frozen=True, slots=True)

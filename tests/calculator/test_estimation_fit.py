@@ -64,7 +64,8 @@ def test_tensor_parallel_rounds_up_to_a_divisor_of_the_heads():
 
 def test_apple_fit_gives_the_wired_limit_to_set_when_the_default_is_too_small():
     ram = 128 * GIB
-    need = 117 * GB  # above the default working set (~84 % of 128 GiB, docs/methodology.md §4.5), below RAM minus macOS's share
+    # above the default working set (~84 % of 128 GiB, docs/methodology.md §4.5), below RAM minus macOS's share
+    need = 117 * GB
     result = apple_fit(need, ram)
     assert not result.fits_default and result.fits_after_raise
     assert result.wired_limit_mb is not None and result.wired_limit_mb * 2**20 >= need

@@ -5,11 +5,13 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import cache
 
+from django.utils import translation
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from calculator.estimation import ENGINES, KV_DTYPES, PRECISIONS, Mode, Optimizer, Workload, estimate
 from calculator.estimation.precision import GENERIC_LADDER, GGUF_LADDER, MLX_LADDER
+from calculator.term_text import term_formula, term_label
 from tests.calculator.estimation_specs import glm_53_flash, hub_spec, llama_31_8b
 
 HUB_IDS = (
@@ -94,7 +96,9 @@ def test_no_input_combination_raises(index, workload, context, concurrency, name
         breakdown = estimate(spec, candidate)
         assert breakdown.total_bytes > 0
         assert all(term.bytes >= 0 for term in breakdown.terms)
-        assert all(term.formula_en and term.formula_de for term in breakdown.terms)
+        for language in ("en", "de"):
+            with translation.override(language):
+                assert all(term_label(term) and term_formula(term) for term in breakdown.terms)
 
 
 def test_unknown_names_fall_back_to_defaults_with_a_warning():

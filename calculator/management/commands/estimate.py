@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils import translation
 
 from calculator.estimation import (
     ENGINES,
@@ -22,6 +23,7 @@ from calculator.estimation import (
     MODES,
     Breakdown,
     Mode,
+    Term,
     Workload,
     estimate,
     get_engine,
@@ -30,6 +32,7 @@ from calculator.estimation import (
     gpus_needed,
     nodes_needed,
 )
+from calculator.term_text import term_formula, term_label
 from models_catalog.architecture import ModelSpec
 from models_catalog.specs import SpecUnavailable, param_counts, spec_from_config, spec_from_recorded_folder
 from pricing.gpus import GpuSpec, gpu_by_slug, load_gpus
@@ -134,21 +137,25 @@ def as_json(name: str, breakdown: Breakdown, gpus: list[dict[str, Any]], overrid
         "host_bytes": breakdown.host_bytes,
         "estimated_fields": list(breakdown.estimated_fields),
         "warnings": list(breakdown.warnings),
-        "terms": [
-            {
-                "key": t.key,
-                "bytes": t.bytes,
-                "label_en": t.label_en,
-                "label_de": t.label_de,
-                "formula_en": t.formula_en,
-                "formula_de": t.formula_de,
-                "inputs": dict(t.inputs),
-                "estimated": t.estimated,
-                "on_gpu": t.on_gpu,
-            }
-            for t in breakdown.terms
-        ],
+        "terms": [term_json(t) for t in breakdown.terms],
         "gpus": gpus,
+    }
+
+
+def term_json(term: Term) -> dict[str, Any]:
+    worded: dict[str, str] = {}
+    for language in ("en", "de"):
+        with translation.override(language):
+            worded[f"label_{language}"] = term_label(term)
+            worded[f"formula_{language}"] = term_formula(term)
+    return {
+        "key": term.key,
+        "variant": term.variant,
+        "bytes": term.bytes,
+        **worded,
+        "inputs": dict(term.inputs),
+        "estimated": term.estimated,
+        "on_gpu": term.on_gpu,
     }
 
 
@@ -227,8 +234,10 @@ class Command(BaseCommand):
         for term in breakdown.terms:
             where = "" if term.on_gpu else " (host RAM)"
             flag = " (estimated)" if term.estimated else ""
-            out.write(f"  {term.label_en:<34} {term.bytes / 1e9:>12,.2f} GB{where}{flag}")
-            out.write(f"      {term.formula_en}")
+            with translation.override("en"):  # the command speaks English throughout
+                label, formula = term_label(term), term_formula(term)
+            out.write(f"  {label:<34} {term.bytes / 1e9:>12,.2f} GB{where}{flag}")
+            out.write(f"      {formula}")
         out.write(f"  {'Total (GPU)':<34} {breakdown.total_bytes / 1e9:>12,.2f} GB")
         for warning in breakdown.warnings:
             out.write(f"  note: {warning}")

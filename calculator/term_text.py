@@ -1,0 +1,150 @@
+"""The words of a memory breakdown: each term's label and formula, in the reader's language.
+
+The estimation core says what a term is (``key``), which formula shape made it (``variant``) and its named
+inputs; the words live here as message-catalog strings (``make messages`` extracts them, locale/ translates
+them). Numbers are written as the active locale writes them (Babel's CLDR data).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from babel.numbers import format_decimal
+from django.utils.functional import Promise
+from django.utils.translation import get_language, to_locale
+from django.utils.translation import gettext_lazy as _
+
+from calculator.estimation import SpeedEstimate, Term
+
+_LABELS: Mapping[tuple[str, str], Promise] = {
+    ("weights", ""): _("Weights"),
+    ("input_embedding_host", ""): _("Input embedding (host RAM)"),
+    ("kv_cache", ""): _("KV cache"),
+    ("linear_state", ""): _("Linear-attention state"),
+    ("overhead", ""): _("Runtime overhead"),
+    ("overhead", "sglang"): _("Reserved for activations and CUDA graphs"),
+    ("compute_buffer", ""): _("Compute buffer"),
+    ("output_buffer_host", ""): _("Logits buffer (host RAM)"),
+    ("fit_margin", ""): _("Free margin"),
+    ("activations", ""): _("Activations"),
+    ("activations", "prefill"): _("Prefill activations"),
+    ("adapters", ""): _("LoRA adapters"),
+    ("gradients", ""): _("Gradients"),
+    ("optimizer", ""): _("Optimizer state"),
+    ("logits", ""): _("Logits for the loss"),
+}
+
+# str.format templates over a term's inputs; rules and sources in calculator/estimation/SOURCES.md.
+_FORMULAS: Mapping[tuple[str, str], Promise] = {
+    ("weights", ""): _("{params} parameters × {bits} bits ÷ 8 ({precision}: {rule})"),
+    ("weights", "host_embedding"): _(
+        "{params} parameters × {bits} bits ÷ 8 ({precision}: {rule}) − {host} bytes kept in host RAM"
+    ),
+    ("weights", "lora"): _("{params} parameters × {bits} bits ÷ 8 (frozen base weights, {shard})"),
+    ("weights", "qlora"): _(
+        "{params} parameters × {bits} bits ÷ 8 (frozen NF4 base, non-4-bit tensors cast to fp32, {shard})"
+    ),
+    ("weights", "full"): _("{params} parameters × {bits} bits ÷ 8 (trained weights, {shard})"),
+    ("input_embedding_host", ""): _("{engine} keeps token_embd in CPU memory: {rows} parameters × {bits} bits ÷ 8"),
+    ("kv_cache", ""): _(
+        "{bytes_per_token} bytes per token ({layers} cached layers, {kv_dtype}) × {cells} cells × {requests} "
+        "requests ({engine} paging)"
+    ),
+    ("linear_state", ""): _(
+        "fixed state per sequence (conv × {conv_bytes} B + recurrent × {ssm_bytes} B per element) × {requests} requests"
+    ),
+    ("overhead", "seed"): _(
+        "10 % × (weights + KV cache = {base} bytes) + 1 GB ({engine}: activations, CUDA graphs, context)"
+    ),
+    ("overhead", "vllm"): _(
+        "larger of 10 % × (weights + KV cache) + 1 GB = {seed} bytes and vLLM's profiled peak 9.7 × {seqs} "
+        "sequences × {vocab} vocabulary × 4 B + non-torch and CUDA context = {floor} bytes"
+    ),
+    ("overhead", "sglang"): _(
+        "SGLang reserved_mem = 512 + 1.5 × chunked_prefill + 2 × cuda_graph_max_bs + 128 MiB, at least 10 GiB on "
+        "GPUs over 60 GiB = {reserved} MiB"
+    ),
+    ("overhead", "training"): _(
+        "10 % × {base} bytes + 1 GB per GPU (CUDA context, allocator fragmentation; the seed's rule)"
+    ),
+    ("compute_buffer", "llama.cpp"): _("max(4 × {ubatch} × (1 + 4 × {h}), 4 × {ubatch} × ({h} + {vocab})) bytes"),
+    ("compute_buffer", "ollama"): _(
+        "Ollama's graph estimate max(4 × {ubatch} × (1 + 4 × {h} + {cells} × (1 + {heads})), 4 × {ubatch} × "
+        "({h} + {vocab})) bytes"
+    ),
+    ("output_buffer_host", ""): _("{vocab} vocabulary × {seqs} sequences × 4 B"),
+    ("fit_margin", ""): _("llama.cpp auto-fit keeps {margin} bytes free per device"),
+    ("activations", "prefill"): _("{chunk} tokens per prefill step × ({vocab} logits + 4 × {h} + 3 × {mlp} MLP) × 2 B"),
+    ("activations", "checkpointing"): _(
+        "checkpointing: {layers} layers × 2 × {s} tokens × {b} batch × {h} hidden + one layer recomputed {s} × "
+        "{b} × (12 × {h} + 4 × {h} × K/H + 6 × {mlp}) bytes"
+    ),
+    ("activations", ""): _("{layers} layers × {s} tokens × {b} batch × (12 × {h} + 4 × {h} × K/H + 6 × {mlp}) bytes"),
+    ("adapters", ""): _(
+        "rank {rank} × {per_rank} (in + out of every adapted linear layer) = {trainable} parameters × 4 B (fp32), "
+        "{shard}"
+    ),
+    ("gradients", ""): _("{trainable} trainable parameters × {each} B, {shard}"),
+    ("optimizer", ""): _("{trainable} trainable parameters × {each} B ({optimizer}), {shard}"),
+    ("logits", ""): _("{s} tokens × {b} batch × {vocab} vocabulary × 4 B (fp32)"),
+}
+
+# How a training state spreads over data-parallel GPUs (the term's "shard" input).
+_SHARDS: Mapping[str, Promise] = {
+    "sharded": _("sharded over {gpus} GPUs (ZeRO-{zero_stage})"),
+    "replicated": _("replicated on {gpus} GPUs"),
+    "single": _("one copy"),
+}
+
+_SPEED_FORMULA = _(
+    "decode: {batch} ÷ max({bytes_per_step} bytes read per step ÷ ({gpus} × {bandwidth_gbps} GB/s × "
+    "{efficiency_low}–{efficiency_high}), 2 × {active} active parameters × {batch} ÷ peak FLOPs); prefill: "
+    "(2 × active parameters × tokens + attention) ÷ (peak FLOPs × {mfu})"
+)
+
+
+class _Inputs(dict[str, str]):
+    """Leaves a placeholder a translation names but the term lacks as it is, rather than failing the page."""
+
+    def __missing__(self, name: str) -> str:
+        return "{" + name + "}"
+
+
+def term_label(term: Term) -> str:
+    """The term's label in the active language; the key itself for a term this module has no words for."""
+    label = _LABELS.get((term.key, term.variant)) or _LABELS.get((term.key, ""))
+    return str(label) if label is not None else term.key
+
+
+def term_formula(term: Term) -> str:
+    """How the term's bytes were made, with its inputs written in the active locale."""
+    values = _display(term.inputs)
+    shard = _SHARDS.get(str(term.inputs.get("shard", "")))
+    if shard is not None:
+        values["shard"] = str(shard).format_map(values)
+    template = _FORMULAS.get((term.key, term.variant)) or _FORMULAS.get((term.key, ""))
+    if template is None:
+        return ", ".join(f"{name} = {value}" for name, value in values.items())
+    return str(template).format_map(values)
+
+
+def speed_formula(estimate: SpeedEstimate) -> str:
+    """How the decode and prefill speeds were made, in the active language."""
+    return str(_SPEED_FORMULA).format_map(_display(estimate.formula_inputs))
+
+
+def _display(inputs: Mapping[str, int | float | str]) -> _Inputs:
+    locale = to_locale(get_language() or "en")
+    return _Inputs({name: _number(value, locale) for name, value in inputs.items()})
+
+
+def _number(value: int | float | str, locale: str) -> str:
+    """Whole numbers with grouping (8,030,261,248); fractions to 4 significant digits (4.562), whole above 10⁴."""
+    if isinstance(value, bool | str) or not math.isfinite(value):
+        return str(value)
+    if isinstance(value, int):
+        return format_decimal(value, format="#,##0", locale=locale)
+    if abs(value) >= 1e4:
+        return format_decimal(value, format="#,##0", locale=locale)
+    return format_decimal(float(f"{value:.4g}"), format="#,##0.##########", locale=locale)

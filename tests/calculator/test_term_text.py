@@ -1,0 +1,112 @@
+"""The words of a breakdown: every term's label and formula in English and German, numbers as each locale writes
+them."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.utils import translation
+
+from calculator.estimation import ENGINES, Mode, Term, Workload, estimate, speed
+from calculator.term_text import speed_formula, term_formula, term_label
+from tests.calculator.estimation_specs import glm_53_flash, hub_spec, llama_31_8b
+from tests.calculator.test_estimation_fit import H100
+
+LEFT_OVER_PLACEHOLDER = re.compile(r"\{\w+\}")
+
+
+def every_term_shape() -> dict[tuple[str, str], Term]:
+    """One term of each (key, variant) the core makes: every engine, every mode, with and without ZeRO."""
+    workloads = [Workload(engine=engine) for engine in ENGINES]
+    workloads += [Workload(engine="llama.cpp", precision="q4_k_m")]  # untied embedding kept in host RAM
+    for mode in (Mode.LORA, Mode.QLORA, Mode.FULL):
+        workloads += [
+            Workload(mode=mode),
+            Workload(mode=mode, gradient_checkpointing=False, zero_stage=3, data_parallel=4),
+            Workload(mode=mode, zero_stage=1, data_parallel=2),
+        ]
+    shapes: dict[tuple[str, str], Term] = {}
+    for spec in (llama_31_8b(), glm_53_flash(), hub_spec("Qwen/Qwen3-Next-80B-A3B-Instruct")):
+        for workload in workloads:
+            for term in estimate(spec, workload).terms:
+                shapes.setdefault((term.key, term.variant), term)
+    return shapes
+
+
+SHAPES = every_term_shape()
+
+
+def test_the_core_makes_every_formula_shape_the_catalog_words():
+    assert {
+        ("weights", "host_embedding"),
+        ("weights", "qlora"),
+        ("overhead", "vllm"),
+        ("overhead", "sglang"),
+        ("overhead", "seed"),
+        ("overhead", "training"),
+        ("compute_buffer", "ollama"),
+        ("activations", "prefill"),
+        ("activations", "checkpointing"),
+        ("linear_state", ""),
+    } <= set(SHAPES)
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES), ids=lambda shape: ":".join(filter(None, shape)))
+def test_every_term_explains_itself_in_english_and_german(shape):
+    term = SHAPES[shape]
+    worded = {}
+    for language in ("en", "de"):
+        with translation.override(language):
+            worded[language] = (term_label(term), term_formula(term))
+    (label_en, formula_en), (label_de, formula_de) = worded["en"], worded["de"]
+    assert label_en != term.key and label_de != label_en
+    assert formula_de != formula_en
+    assert not LEFT_OVER_PLACEHOLDER.search(formula_en) and not LEFT_OVER_PLACEHOLDER.search(formula_de)
+
+
+def test_formula_numbers_follow_the_locale():
+    weights = estimate(llama_31_8b()).term("weights")
+    assert weights is not None
+    with translation.override("en"):
+        assert term_label(weights) == "Weights"
+        assert term_formula(weights).startswith("8,030,261,248 parameters × 16 bits ÷ 8 (FP16 / BF16: ")
+    with translation.override("de"):
+        assert term_label(weights) == "Gewichte"
+        assert term_formula(weights).startswith("8.030.261.248 Parameter × 16 Bit ÷ 8 (FP16 / BF16: ")
+
+
+def test_fractions_keep_four_significant_digits():
+    term = Term("gradients", 0, {"trainable": 1234, "each": 2.03125, "shard": "single", "gpus": 1})
+    with translation.override("en"):
+        assert term_formula(term) == "1,234 trainable parameters × 2.031 B, one copy"
+    with translation.override("de"):
+        assert term_formula(term) == "1.234 trainierbare Parameter × 2,031 B, eine Kopie"
+
+
+def test_zero_sharding_is_worded_in_each_language():
+    breakdown = estimate(llama_31_8b(), Workload(mode=Mode.FULL, zero_stage=3, data_parallel=4))
+    optimizer = breakdown.term("optimizer")
+    assert optimizer is not None
+    with translation.override("en"):
+        assert term_formula(optimizer).endswith("(adamw), sharded over 4 GPUs (ZeRO-3)")
+    with translation.override("de"):
+        assert term_formula(optimizer).endswith("(adamw), auf 4 GPUs verteilt (ZeRO-3)")
+
+
+def test_unknown_term_falls_back_to_its_key_and_inputs():
+    term = Term("mystery_buffer", 10, {"cells": 4096, "share": 0.5})
+    with translation.override("de"):
+        assert term_label(term) == "mystery_buffer"
+        assert term_formula(term) == "cells = 4.096, share = 0,5"
+
+
+def test_speed_formula_in_each_language():
+    result = speed(llama_31_8b(), Workload(context=1024), H100)
+    with translation.override("en"):
+        english = speed_formula(result)
+    with translation.override("de"):
+        german = speed_formula(result)
+    assert english.startswith("decode: 1 ÷ max(") and "3,350 GB/s × 0.5–0.8" in english
+    assert german.startswith("Decode: 1 ÷ max(") and "3.350 GB/s × 0,5–0,8" in german
+    assert english.endswith("(peak FLOPs × 0.4)") and german.endswith("(Spitzen-FLOPs × 0,4)")
