@@ -263,7 +263,9 @@ def http_client() -> httpx.Client:
     )
 
 
-def _store(provider_slug: str, module: ProviderModule | None, raw: bytes, source: str, captured_at: datetime) -> RefreshResult:
+def _store(
+    provider_slug: str, module: ProviderModule | None, raw: bytes, source: str, captured_at: datetime
+) -> RefreshResult:
     digest = hashlib.sha256(raw).hexdigest()
     try:
         payload = json.loads(raw)
