@@ -1,5 +1,9 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from calculator import views
 
 app_name = "calculator"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("models/<str:org>/<str:name>/", views.model_detail, name="model"),
+]

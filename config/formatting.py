@@ -11,7 +11,7 @@ from babel.dates import format_skeleton
 from babel.numbers import format_currency, format_decimal
 from django.utils.translation import get_language, to_locale
 
-BYTES_PER_GB = 1_000_000_000
+from pricing.gpus import BYTES_PER_GB
 
 
 def current_locale() -> str:
@@ -27,14 +27,16 @@ def format_number(value: float | int | None, digits: int = 0, locale: str | None
 
 
 def format_money(value: float | None, digits: int = 2, locale: str | None = None) -> str:
-    """USD per locale: '$19.12' (en) / '19,12 $' (de). digits=0 for monthly totals ('$13,958')."""
+    """USD per locale: '$19.12' (en) / '19,12 $' (de). digits=0 for monthly totals ('$13,958'), 3 for per-token
+    prices ('$0.075')."""
     if value is None:
         return "–"
     pattern = None
     loc = locale or current_locale()
-    if digits == 0:
-        pattern = "¤#,##0" if loc.startswith("en") else "#,##0\u00a0¤"
-    return format_currency(value, "USD", format=pattern, locale=loc, currency_digits=digits != 0)
+    if digits != 2:
+        number = "#,##0" + ("." + "0" * digits if digits > 0 else "")
+        pattern = f"¤{number}" if loc.startswith("en") else f"{number}\u00a0¤"
+    return format_currency(value, "USD", format=pattern, locale=loc, currency_digits=digits == 2)
 
 
 def format_gb(value_bytes: float | int | None, digits: int | None = None, locale: str | None = None) -> str:

@@ -8,6 +8,11 @@ from django.utils import translation
 from django_htmx.jinja import htmx_script
 from jinja2 import Environment, select_autoescape
 
+from calculator import labels
+from calculator.charts import context_chart
+from calculator.estimation import ENGINES, KV_DTYPES
+from calculator.forms import tokens_label
+from calculator.term_text import term_formula, term_label
 from config.formatting import format_day, format_gb, format_money, format_number
 
 
@@ -39,6 +44,23 @@ def environment(**options) -> Environment:
             "language_url": language_url,
             "htmx_script": htmx_script,
             "get_current_language": translation.get_language,
+            # the calculator's vocabulary (labels live in the message catalog, not in the estimation core)
+            "term_label": term_label,
+            "term_formula": term_formula,
+            "field_label": labels.field_label,
+            "mode_label": labels.mode_label,
+            "requests_phrase": labels.requests_phrase,
+            "engine_name": labels.engine_name,
+            "precision_name": labels.precision_name,
+            "precision_note": lambda key: str(labels.PRECISION_NOTES.get(key, "")),
+            "mode_change": lambda key: str(labels.MODE_CHANGES.get(key, "")),
+            "verdict_label": lambda key: str(labels.VERDICTS.get(key, key)),
+            "mode_labels": labels.MODE_LABELS,
+            "optimizer_labels": labels.OPTIMIZER_LABELS,
+            "engines": ENGINES,
+            "kv_dtypes": KV_DTYPES,
+            "tokens_label": tokens_label,
+            "context_chart": context_chart,
         }
     )
     env.filters.update(

@@ -16,7 +16,7 @@ class Source(models.TextChoices):
     SAFETENSORS = "safetensors", _("Hub safetensors metadata")
     MODEL_CARD = "model_card", _("Model card")
     COMPUTED = "computed", _("Computed from config.json")
-    REFERENCE = "reference", _("Reference document")
+    REFERENCE = "reference", _("Published model page or article")
     HUB_API = "hub_api", _("Hub API")
     CONFIG = "config", _("config.json")
     RECORDED = "recorded", _("Recorded Hub data")
@@ -75,7 +75,7 @@ class Model(models.Model):
 
     def get_absolute_url(self) -> str:
         org, name = self.hub_id.split("/", 1)
-        return reverse("models_catalog:model", kwargs={"org": org, "name": name})
+        return reverse("calculator:model", kwargs={"org": org, "name": name})
 
     @property
     def url(self) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from dataclasses import dataclass
 from decimal import Decimal
@@ -215,4 +216,31 @@ def featured_models(limit: int = 12) -> list[FeaturedModel]:
             is_moe=bool(m.is_moe),
         )
         for m in models_list(sort="size")[:limit]
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class SimilarModel:
+    url: str
+    display_name: str
+    params_billions: float | None
+    is_moe: bool
+    attention_kind: str
+
+
+def similar_models(model: Model, limit: int = 6) -> list[SimilarModel]:
+    """Catalog models of similar size (within 2.5× either way), the same kind (MoE or dense) and attention first."""
+    if not model.params_total:
+        return []
+    low, high = model.params_total / 2.5, model.params_total * 2.5
+    candidates = Model.objects.exclude(pk=model.pk).filter(params_total__gte=low, params_total__lte=high)
+
+    def distance(other: Model) -> tuple[bool, bool, float]:
+        size = abs(math.log(other.params_total / model.params_total))
+        return (other.is_moe != model.is_moe, other.attention_kind != model.attention_kind, size)
+
+    chosen = sorted(candidates.only("hub_id", "display_name", "params_total", "is_moe", "attention_kind"), key=distance)
+    return [
+        SimilarModel(m.url, m.display_name, m.params_total / 1e9, bool(m.is_moe), m.attention_kind)
+        for m in chosen[:limit]
     ]

@@ -8,5 +8,4 @@ urlpatterns = [
     path("models/", views.model_list, name="list"),
     path("models/import/", views.import_start, name="import_start"),
     path("models/import/<str:org>/<str:name>/", views.import_status, name="import_status"),
-    path("models/<str:org>/<str:name>/", views.model_detail, name="model"),
 ]

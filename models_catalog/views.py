@@ -39,21 +39,7 @@ def model_list(request: HttpRequest) -> HttpResponse:
     return render(request, template, context)
 
 
-@require_GET
-def model_detail(request: HttpRequest, org: str, name: str) -> HttpResponse:
-    try:
-        hub_id = parse_hub_id(f"{org}/{name}")
-    except InvalidHubId as exc:
-        return _unknown(request, f"{org}/{name}", None, str(exc))
-    model = selectors.model_by_hub_id(hub_id)
-    if model is None:
-        return _unknown(request, hub_id.value, hub_id, "")
-    if model.hub_id != hub_id.value:
-        return redirect(model, permanent=True)
-    return render(request, "models_catalog/model.html", {"facts": selectors.model_facts(model)})
-
-
-def _unknown(request: HttpRequest, typed: str, hub_id: HubId | None, error: str) -> HttpResponse:
+def unknown_model(request: HttpRequest, typed: str, hub_id: HubId | None, error: str) -> HttpResponse:
     context = {
         "typed": typed,
         "hub_id": hub_id,
@@ -94,11 +80,11 @@ def import_status(request: HttpRequest, org: str, name: str) -> HttpResponse:
     try:
         hub_id = parse_hub_id(f"{org}/{name}")
     except InvalidHubId as exc:
-        return _unknown(request, f"{org}/{name}", None, str(exc))
+        return unknown_model(request, f"{org}/{name}", None, str(exc))
     pending = selectors.import_request_for(hub_id)
     model = selectors.model_by_hub_id(hub_id)
     if pending is None and model is None:
-        return _unknown(request, hub_id.value, hub_id, "")
+        return unknown_model(request, hub_id.value, hub_id, "")
     context = {"hub_id": hub_id, "pending": pending, "facts": selectors.model_facts(model) if model else None}
     template = "models_catalog/_import_status.html" if wants_fragment(request) else "models_catalog/import.html"
     response = render(request, template, context)

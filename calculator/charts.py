@@ -1,0 +1,96 @@
+"""Server-rendered SVG charts: coordinates computed here, the template only draws them."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from calculator.estimation import GB
+from calculator.page import ContextSection
+
+WIDTH, HEIGHT = 640, 300
+LEFT, RIGHT, TOP, BOTTOM = 64, 16, 16, 40
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    position: float
+    value: int  # tokens on the x axis, bytes on the y axis
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    label: str
+    y: float
+    usable_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class Chart:
+    width: int
+    height: int
+    plot_left: int
+    plot_right: int
+    plot_top: int
+    plot_bottom: int
+    points: str  # the polyline's "x,y x,y …"
+    dots: tuple[tuple[float, float, int, int], ...]  # x, y, context, bytes
+    x_ticks: tuple[Tick, ...]
+    y_ticks: tuple[Tick, ...]
+    lines: tuple[Line, ...]
+
+
+def _nice_step(span: float) -> float:
+    raw = span / 5
+    magnitude = 10 ** math.floor(math.log10(raw)) if raw > 0 else 1
+    for factor in (1, 2, 2.5, 5, 10):
+        if raw <= factor * magnitude:
+            return factor * magnitude
+    return 10 * magnitude
+
+
+def context_chart(section: ContextSection) -> Chart | None:
+    """Memory against context length (log scale), with budget lines for common hardware that fall in range."""
+    points = section.points
+    if len(points) < 2:
+        return None
+    low, high = points[0].context, points[-1].context
+    top_bytes = max(p.total_bytes for p in points)
+    in_range = [b for b in section.budgets if b.usable_bytes <= top_bytes * 1.6]
+    y_max = max([top_bytes, *(b.usable_bytes for b in in_range)]) * 1.08
+    step = _nice_step(y_max / GB) * GB
+    y_max = math.ceil(y_max / step) * step
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+
+    def x(context: int) -> float:
+        return LEFT + plot_w * (math.log2(context) - math.log2(low)) / (math.log2(high) - math.log2(low))
+
+    def y(value: float) -> float:
+        return TOP + plot_h * (1 - value / y_max)
+
+    dots = tuple((round(x(p.context), 1), round(y(p.total_bytes), 1), p.context, p.total_bytes) for p in points)
+    shown = points if len(points) <= 7 else (*points[:: math.ceil(len(points) / 6)], points[-1])
+    x_ticks = tuple(dict.fromkeys(Tick(round(x(p.context), 1), p.context) for p in shown))
+    y_ticks = tuple(Tick(round(y(v), 1), int(v)) for v in _range(0, y_max, step))
+    lines = tuple(Line(b.label, round(y(b.usable_bytes), 1), b.usable_bytes) for b in in_range)
+    return Chart(
+        WIDTH,
+        HEIGHT,
+        LEFT,
+        WIDTH - RIGHT,
+        TOP,
+        HEIGHT - BOTTOM,
+        " ".join(f"{dx},{dy}" for dx, dy, _c, _b in dots),
+        dots,
+        x_ticks,
+        y_ticks,
+        lines,
+    )
+
+
+def _range(start: float, stop: float, step: float) -> list[float]:
+    values, value = [], start
+    while value <= stop + step / 1000:
+        values.append(value)
+        value += step
+    return values

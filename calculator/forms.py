@@ -1,0 +1,291 @@
+"""The model page's query string: every calculator state is a permalink, and bad values never break the page.
+
+``parse_state(query, choices)`` reads a ``QueryDict`` into a ``CalculatorState`` and the list of values it
+ignored (each with a reason the page shows). Every field has a default and bounds; a value out of range,
+malformed, repeated or absurdly long falls back to the default. ``state_query(state)`` writes the state back
+with defaults left out, so the canonical URL of the default state is the bare page URL.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from django.http import QueryDict
+from django.utils.translation import gettext_lazy as _
+
+from calculator.estimation import ENGINES, KV_DTYPES, OPTIMIZERS, Mode
+
+MAX_VALUE_CHARS = 64  # longer values are ignored unread (they are never echoed back in full)
+MAX_CONTEXT_TOKENS = 1 << 24  # 16M: beyond any released model
+MAX_CONCURRENCY = 4096
+MAX_BATCH = 512
+MAX_LORA_RANK = 1024
+MAX_GPUS = 64
+MAC_MEMORY_GIB: tuple[int, ...] = (16, 24, 32, 36, 48, 64, 96, 128, 192, 256, 512)
+PRESET_CONTEXTS: tuple[int, ...] = (
+    2048,
+    4096,
+    8192,
+    16384,
+    32768,
+    65536,
+    131072,
+    262144,
+    524288,
+    1048576,
+    2097152,
+    4194304,
+)
+
+GENERIC_PRECISIONS: tuple[str, ...] = ("fp16", "fp8", "int8", "int4")
+
+_TOKENS = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
+
+
+def parse_tokens(text: str) -> int | None:
+    """'8K' / '8k' → 8192, '128k' → 131072, '1M' → 1048576, '32768' → 32768; None when not a token count.
+
+    K and M are binary here, as context windows are published (a "128K" model takes 131,072 tokens)."""
+    match = _TOKENS.match(text)
+    if not match:
+        return None
+    number, unit = float(match.group(1)), match.group(2).lower()
+    scale = {"": 1, "k": 1024, "m": 1024 * 1024}[unit]
+    value = number * scale
+    if not math.isfinite(value) or value != int(value):
+        return None
+    return int(value)
+
+
+def tokens_label(tokens: int) -> str:
+    """8192 → '8K', 1048576 → '1M', 40960 → '40K', 3000 → '3000' (the short form readers know)."""
+    if tokens >= 1024 * 1024 and tokens % (1024 * 1024) == 0:
+        return f"{tokens // (1024 * 1024)}M"
+    if tokens >= 1024 and tokens % 1024 == 0:
+        return f"{tokens // 1024}K"
+    return str(tokens)
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    value: str
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class PageChoices:
+    """What this model's page offers: precisions (generic and the model's real builds), its context limit."""
+
+    precisions: Sequence[Choice]
+    max_context: int | None
+    default_precision: str = "fp16"
+    gpus: Sequence[Choice] = ()
+    default_gpu: str = "h200-sxm"
+
+    def precision_groups(self) -> list[tuple[str, list[Choice]]]:
+        """('generic' | 'formats' | 'builds', choices) in form order, empty groups left out."""
+        groups: dict[str, list[Choice]] = {"generic": [], "formats": [], "builds": []}
+        for choice in self.precisions:
+            if choice.value.startswith("build:"):
+                groups["builds"].append(choice)
+            elif choice.value in GENERIC_PRECISIONS:
+                groups["generic"].append(choice)
+            else:
+                groups["formats"].append(choice)
+        return [(name, members) for name, members in groups.items() if members]
+
+
+@dataclass(frozen=True, slots=True)
+class CalculatorState:
+    """One state of the calculator. Field names are the query-string names."""
+
+    precision: str = "fp16"
+    mode: str = Mode.INFERENCE.value
+    engine: str = "vllm"
+    concurrency: int = 1
+    context: int = 8192
+    kv: str = "fp16"
+    # fine-tuning ("more settings")
+    batch: int = 1
+    seq: int = 0  # tokens per training sample; 0: the context
+    rank: int = 8
+    optimizer: str = "adamw"
+    checkpointing: bool = True
+    # the inverse question: on this hardware, how long a context / how many requests
+    gpu: str = "h200-sxm"
+    gpus: int = 1
+    # self-host or pay per token: input tokens per generated token, and the share of input the API has cached
+    ratio: float = 3.0
+    cached: int = 0  # percent
+
+    def with_defaults_of(self, choices: PageChoices) -> CalculatorState:
+        return replace(self, precision=choices.default_precision, gpu=choices.default_gpu)
+
+
+@dataclass(frozen=True, slots=True)
+class Ignored:
+    """A query value the page did not use, and why (shown to the reader)."""
+
+    name: str
+    value: str  # shortened; templates escape it
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedState:
+    state: CalculatorState
+    ignored: tuple[Ignored, ...] = field(default_factory=tuple)
+
+
+def _short(value: str) -> str:
+    return value if len(value) <= 40 else value[:40] + "…"
+
+
+def _int_in(name: str, low: int, high: int):
+    def parse(raw: str) -> tuple[Any, str | None]:
+        try:
+            number = float(raw.strip())
+        except ValueError:
+            return None, _("not a whole number")
+        if not math.isfinite(number) or number != int(number):
+            return None, _("not a whole number")
+        if not low <= number <= high:
+            return None, _("outside %(low)s–%(high)s") % {"low": low, "high": high}
+        return int(number), None
+
+    return parse
+
+
+def _float_in(low: float, high: float):
+    def parse(raw: str) -> tuple[Any, str | None]:
+        try:
+            number = float(raw.strip())
+        except ValueError:
+            return None, _("not a number")
+        if not math.isfinite(number) or not low <= number <= high:
+            return None, _("outside %(low)s–%(high)s") % {"low": low, "high": high}
+        return number, None
+
+    return parse
+
+
+def _one_of(options: Sequence[str]):
+    lowered = {o.lower(): o for o in options}
+
+    def parse(raw: str) -> tuple[Any, str | None]:
+        value = lowered.get(raw.strip().lower())
+        if value is None:
+            return None, _("not one of the offered choices")
+        return value, None
+
+    return parse
+
+
+def _flag(raw: str) -> tuple[Any, str | None]:
+    value = raw.strip().lower()
+    if value in ("1", "on", "true", "yes"):
+        return True, None
+    if value in ("0", "off", "false", "no"):
+        return False, None
+    return None, _("not on or off")
+
+
+def _context(max_context: int | None):
+    limit = max_context or MAX_CONTEXT_TOKENS
+
+    def parse(raw: str) -> tuple[Any, str | None]:
+        tokens = parse_tokens(raw)
+        if tokens is None:
+            return None, _("not a token count (examples: 8192, 8K, 128k, 1M)")
+        if tokens < 1:
+            return None, _("must be at least 1 token")
+        if tokens > limit:
+            return limit, _("longer than this model's %(limit)s-token limit; used the limit") % {"limit": limit}
+        return tokens, None
+
+    return parse
+
+
+def _parsers(choices: PageChoices) -> Mapping[str, Any]:
+    return {
+        "precision": _one_of([c.value for c in choices.precisions]),
+        "mode": _one_of([m.value for m in Mode]),
+        "engine": _one_of(list(ENGINES)),
+        "concurrency": _int_in("concurrency", 1, MAX_CONCURRENCY),
+        "context": _context(choices.max_context),
+        "kv": _one_of(list(KV_DTYPES)),
+        "batch": _int_in("batch", 1, MAX_BATCH),
+        "seq": _context(choices.max_context),
+        "rank": _int_in("rank", 1, MAX_LORA_RANK),
+        "optimizer": _one_of(list(OPTIMIZERS)),
+        "checkpointing": _flag,
+        "gpu": _one_of([c.value for c in choices.gpus]),
+        "gpus": _int_in("gpus", 1, MAX_GPUS),
+        "ratio": _float_in(0.0, 1000.0),
+        "cached": _int_in("cached", 0, 100),
+    }
+
+
+FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in fields(CalculatorState))
+
+
+def parse_state(query: QueryDict, choices: PageChoices) -> ParsedState:
+    """The state a query string asks for, with defaults for everything missing or unusable."""
+    defaults = CalculatorState().with_defaults_of(choices)
+    values: dict[str, Any] = {}
+    ignored: list[Ignored] = []
+    parsers = _parsers(choices)
+    for name in FIELD_NAMES:
+        given = query.getlist(name)
+        if not given:
+            continue
+        raw = given[0]
+        if len(given) > 1:
+            ignored.append(Ignored(name, _short(given[-1]), str(_("given more than once; used the first value"))))
+        if raw.strip() == "":
+            continue
+        if len(raw) > MAX_VALUE_CHARS:
+            ignored.append(Ignored(name, _short(raw), str(_("too long"))))
+            continue
+        value, problem = parsers[name](raw)
+        if value is not None:
+            values[name] = value
+        if problem is not None:
+            ignored.append(Ignored(name, _short(raw), str(problem)))
+    state = replace(defaults, **values)
+    return ParsedState(_consistent(state, choices), tuple(ignored))
+
+
+def _consistent(state: CalculatorState, choices: PageChoices) -> CalculatorState:
+    if state.seq and choices.max_context and state.seq > choices.max_context:
+        state = replace(state, seq=choices.max_context)
+    return state
+
+
+def state_query(state: CalculatorState, choices: PageChoices, **changes: Any) -> str:
+    """The query string of ``state`` (with ``changes``), defaults left out, in a stable order; '' for defaults."""
+    if changes:
+        state = replace(state, **changes)
+    defaults = CalculatorState().with_defaults_of(choices)
+    parts = []
+    for name in FIELD_NAMES:
+        value = getattr(state, name)
+        if value == getattr(defaults, name):
+            continue
+        if isinstance(value, bool):
+            text = "1" if value else "0"
+        elif isinstance(value, float):
+            text = f"{value:g}"
+        elif name in ("context", "seq"):
+            text = tokens_label(value)
+        else:
+            text = str(value)
+        parts.append((name, text))
+    query = QueryDict(mutable=True)
+    for name, text in parts:
+        query[name] = text
+    return query.urlencode(safe="")

@@ -1,0 +1,89 @@
+"""Reader-facing names of the calculator's choices, in the message catalog (the core keeps only keys)."""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext, pgettext_lazy
+
+from calculator.estimation import ENGINES, KV_DTYPES, PRECISIONS
+
+MODE_LABELS = {
+    "inference": _("Inference"),
+    "lora": _("LoRA fine-tuning"),
+    "qlora": _("QLoRA fine-tuning"),
+    "full": _("Full fine-tuning"),
+}
+
+OPTIMIZER_LABELS = {
+    "adamw": _("AdamW (mixed precision)"),
+    "adamw_8bit": _("8-bit AdamW (bitsandbytes)"),
+    "sgd": _("SGD without momentum"),
+}
+
+# What each generic precision means for a reader (the cards "cheapest GPU per precision").
+PRECISION_NOTES = {
+    "fp16": _("The weights as published. No loss, but the largest need."),
+    "fp8": _("Half-size weights in 8-bit floating point; supported natively by Hopper, Blackwell and MI300 GPUs."),
+    "int8": _("Half-size weights. Usually no visible difference for chat and RAG."),
+    "int4": _("Weights at a quarter of the size. Small losses show first in maths and code."),
+}
+
+MODE_CHANGES = {
+    "lora_on_4bit_is_qlora": _("LoRA on a 4-bit base is QLoRA: computed as QLoRA."),
+    "lora_needs_16bit": _("LoRA trains on 16-bit base weights: computed at FP16 / BF16."),
+    "qlora_needs_4bit_base": _("QLoRA quantizes the base weights to 4 bits: computed on a 4-bit base."),
+    "full_needs_16bit": _("Full fine-tuning updates 16-bit weights: computed at FP16 / BF16."),
+}
+
+FIELD_LABELS = {
+    "precision": _("Precision"),
+    "mode": _("Deployment"),
+    "engine": _("Inference engine"),
+    "concurrency": _("Concurrent requests"),
+    "context": _("Context length"),
+    "kv": _("KV-cache precision"),
+    "batch": _("Batch size"),
+    "seq": _("Sequence length"),
+    "rank": _("LoRA rank"),
+    "optimizer": _("Optimizer"),
+    "checkpointing": _("Gradient checkpointing"),
+    "gpu": _("GPU"),
+    "gpus": _("Number of GPUs"),
+    "ratio": _("Input tokens per output token"),
+    "cached": _("Cached input share"),
+}
+
+VERDICTS = {
+    "fits": pgettext_lazy("mac verdict", "Fits"),
+    "raise": pgettext_lazy("mac verdict", "Fits after raising the GPU memory limit"),
+    "no": pgettext_lazy("mac verdict", "Does not fit"),
+}
+
+
+def mode_label(mode: object) -> str:
+    key = str(getattr(mode, "value", mode))
+    return str(MODE_LABELS.get(key, key))
+
+
+def precision_name(key: str) -> str:
+    found = PRECISIONS.get(key)
+    return found.label if found else key
+
+
+def engine_name(key: str) -> str:
+    found = ENGINES.get(key)
+    return found.name if found else key
+
+
+def kv_name(key: str) -> str:
+    found = KV_DTYPES.get(key)
+    return found.label if found else key
+
+
+def field_label(name: str) -> str:
+    return str(FIELD_LABELS.get(name, name))
+
+
+def requests_phrase(count: int) -> str:
+    """'1 concurrent request' / '4 concurrent requests', in the reader's language."""
+    return ngettext("%(num)s concurrent request", "%(num)s concurrent requests", count) % {"num": count}

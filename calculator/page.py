@@ -1,0 +1,755 @@
+"""The model page as data: one function turns a model, a calculator state, offers and prices into every section.
+
+``model_page(inputs) -> ModelPage`` calls the pure estimation core (estimate, fit, rank, inverse, apple_fit,
+speed, break_even) and returns plain dataclasses per section. It takes data, not querysets, so it is tested
+without a database and can be cached as one value per (model, state, language, data generation). Templates
+format and print what it returns; they compute nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date
+from typing import Any
+
+from calculator.estimation import (
+    GB,
+    GIB,
+    PRECISIONS,
+    ApiPrice,
+    Breakdown,
+    GpuCount,
+    Mode,
+    Optimizer,
+    RankedOffer,
+    Ranking,
+    Term,
+    TrafficMix,
+    Workload,
+    apple_fit,
+    break_even,
+    estimate,
+    fit,
+    gpus_needed,
+    max_concurrency,
+    max_context,
+    rank,
+    several_node_gpus,
+    speed,
+    tensor_parallel_size,
+    usable_bytes,
+)
+from calculator.estimation.applicability import choose_mode
+from calculator.forms import MAC_MEMORY_GIB, PRESET_CONTEXTS, CalculatorState, Choice, PageChoices
+from models_catalog.architecture import ModelSpec
+from pricing.gpus import GpuSpec
+from pricing.offers import OfferRecord
+
+MATRIX_PRECISIONS: tuple[str, ...] = ("fp16", "int8", "int4")
+INVERSE_PRECISIONS: tuple[str, ...] = ("fp16", "fp8", "int8", "int4")
+MODES: tuple[Mode, ...] = (Mode.INFERENCE, Mode.LORA, Mode.QLORA, Mode.FULL)
+LOCAL_GPUS: tuple[str, ...] = ("rtx-3090", "rtx-4090", "rtx-5090", "rtx-pro-6000-blackwell")
+BUILD_PREFIX = "build:"
+# Budget lines on the context chart: common hardware by its usable memory (90 % fill, as the GPU counts).
+BUDGET_GPUS: tuple[tuple[str, int], ...] = (("rtx-4090", 1), ("h100-sxm", 1), ("h200-sxm", 1), ("h100-sxm", 8))
+HEADROOM_GPU = "h200-sxm"
+# Which runtimes load a build of each format (docs/methodology.md §2 and §4).
+RUNTIMES: dict[str, tuple[str, ...]] = {
+    "GGUF": ("llama.cpp", "Ollama", "LM Studio"),
+    "MLX": ("MLX (mlx-lm)", "LM Studio on a Mac"),
+    "AWQ": ("vLLM", "SGLang", "Transformers"),
+    "GPTQ": ("vLLM", "SGLang", "Transformers"),
+    "FP8": ("vLLM", "SGLang", "TensorRT-LLM"),
+    "NF4": ("Transformers + bitsandbytes",),
+    "EXL2": ("ExLlamaV2", "TabbyAPI"),
+    "BF16": ("vLLM", "SGLang", "llama.cpp (after conversion)", "Transformers"),
+}
+
+
+# --- inputs ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Build:
+    """A real quantized build of the model, as the catalog records it."""
+
+    key: str  # "build:<slug>", the precision value the form uses
+    label: str
+    format: str
+    repo_id: str
+    bits_per_weight: float | None
+    file_size_bytes: int | None
+    size_is_approximate: bool
+    size_source: str
+    min_ram_bytes: int | None  # as published, when known
+    quality_note: str
+    quality_source: str
+
+    @property
+    def precision(self) -> str:
+        """The generic precision whose rules size everything but the weights (KV cache, overhead)."""
+        if self.format == "GGUF" and self.label.lower() in PRECISIONS:
+            return self.label.lower()
+        if self.format == "MLX" and self.bits_per_weight and f"mlx-{int(self.bits_per_weight)}bit" in PRECISIONS:
+            return f"mlx-{int(self.bits_per_weight)}bit"
+        by_format = {"AWQ": "awq", "GPTQ": "gptq", "FP8": "fp8", "NF4": "nf4", "BF16": "fp16"}
+        if self.format in by_format:
+            return by_format[self.format]
+        bits = self.bits_per_weight or 16
+        return "fp16" if bits >= 12 else "int8" if bits >= 7 else "int4"
+
+
+@dataclass(frozen=True, slots=True)
+class HostedPrice:
+    """A hosted API's per-token price for this model, with where it was seen."""
+
+    route: str  # "z-ai/glm-5.3-flash"
+    provider: str
+    price: ApiPrice
+    captured_on: date | None  # None: the source states no date
+    source_publisher: str
+    source_title: str
+    source_url: str
+    confidence: str  # "high" | "medium" | "low"
+
+
+@dataclass(frozen=True, slots=True)
+class PageInputs:
+    spec: ModelSpec
+    state: CalculatorState
+    offers: Sequence[OfferRecord]
+    gpus: Sequence[GpuSpec]
+    builds: Sequence[Build] = ()
+    hosted: Sequence[HostedPrice] = ()
+    today: date = field(default_factory=date.today)
+
+
+# --- sections ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """What the page computed for: the state after applying the mode rule."""
+
+    mode: Mode
+    precision: str
+    precision_label: str
+    engine: str
+    context: int
+    concurrency: int
+    kv: str
+    mode_changed: str = ""  # reason key when the requested mode/precision pair does not apply
+
+
+@dataclass(frozen=True, slots=True)
+class BreakdownRow:
+    term: Term
+    share: float  # of the GPU total, 0..1, for the stacked bar (0 for terms kept in host RAM)
+    offset: float  # where its segment starts in the bar, 0..1
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    need_bytes: int
+    smallest_need_bytes: int
+    smallest_label: str
+    cheapest: RankedOffer | None
+    fits_one_gpu: bool
+    largest_gpu_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class OfferRow:
+    ranked: RankedOffer
+    tensor_parallel: int | None  # GPUs an engine splits the model over (vLLM/SGLang need divisible heads)
+    tokens_per_s_low: float | None  # per request, estimated
+    tokens_per_s_high: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Gpus:
+    need_bytes: int
+    by_gpu: tuple[OfferRow, ...]
+    by_provider: tuple[OfferRow, ...]
+    ranking: Ranking
+    several_nodes: tuple[GpuCount, ...]  # every catalog GPU type (offered or not) that needs more than 8
+    newest_capture: date | None
+    any_stale: bool
+    any_low_confidence: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MatrixCell:
+    mode: Mode
+    precision: str
+    need_bytes: int | None  # None: the combination does not apply
+
+
+@dataclass(frozen=True, slots=True)
+class PrecisionCard:
+    precision: str
+    label: str
+    need_bytes: int
+    cheapest: RankedOffer | None
+
+
+@dataclass(frozen=True, slots=True)
+class ModeCard:
+    mode: Mode
+    precision: str
+    need_bytes: int
+    ratio: float  # to inference at FP16
+    cheapest: RankedOffer | None
+
+
+@dataclass(frozen=True, slots=True)
+class BuildRow:
+    build: Build
+    weights_bytes: int | None
+    need_bytes: int | None  # weights as measured + KV cache + runtime overhead at the current context
+    runtimes: tuple[str, ...]
+    smallest_mac_gib: int | None
+    one_gpu: str | None  # the smallest single GPU it fits on
+    gpu_count: tuple[int, str] | None  # else: how many of the largest common GPU
+
+
+@dataclass(frozen=True, slots=True)
+class ContextPoint:
+    context: int
+    total_bytes: int
+    kv_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetLine:
+    label: str
+    usable_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class Headroom:
+    gpu_name: str
+    usable_bytes: int
+    fixed_bytes: int  # weights + overhead at the shortest context
+    left_bytes: int
+    tokens: int  # longest context for one request that fits
+    full_context_bytes: int | None  # need at the model's full context, when known
+    full_context_fits: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ContextSection:
+    precision_label: str
+    points: tuple[ContextPoint, ...]
+    budgets: tuple[BudgetLine, ...]
+    headroom: Headroom | None
+
+
+@dataclass(frozen=True, slots=True)
+class InverseRow:
+    precision: str
+    label: str
+    max_context: int
+    max_concurrency: int
+
+
+@dataclass(frozen=True, slots=True)
+class Inverse:
+    gpu: GpuSpec
+    count: int
+    context: int
+    concurrency: int
+    rows: tuple[InverseRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LocalGpuVerdict:
+    gpu: GpuSpec
+    best: str | None  # label of the widest precision or build that fits one card
+    best_need_bytes: int | None
+    smallest_need_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class MacVerdict:
+    ram_gib: int
+    verdict: str  # "fits" | "raise" | "no"
+    best: str | None
+    best_need_bytes: int | None
+    wired_limit_mb: int | None
+    default_limit_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class Local:
+    gpus: tuple[LocalGpuVerdict, ...]
+    macs: tuple[MacVerdict, ...]
+    options: tuple[tuple[str, int], ...]  # (label, need) from smallest to largest, what the verdicts chose from
+
+
+@dataclass(frozen=True, slots=True)
+class HostedRow:
+    hosted: HostedPrice
+    input_usd: float
+    cached_usd: float
+    output_usd: float
+    intro_in_force: bool
+    intro_expired: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SelfHostVsApi:
+    self_host: RankedOffer | None
+    tokens_per_s: float | None  # all requests together, the low end of the estimate
+    rows: tuple[HostedRow, ...]
+    per_million_output_usd: float | None  # the first API's cost per million generated tokens with the mix
+    break_even_tokens: float | None
+    capacity_tokens: float | None
+    reachable: bool | None
+    mix: TrafficMix
+
+
+@dataclass(frozen=True, slots=True)
+class Faq:
+    """The figures the model's FAQ answers with (the same numbers as the sections above)."""
+
+    qlora_fits_one_80gb: bool
+    fp16_fits_one_80gb: bool
+    int4_fits_one_80gb: bool
+    smallest_mac_gib: int | None
+    counts_at_fp16: tuple[tuple[int, int], ...]  # (GPU memory in GB, GPUs needed)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelPage:
+    setting: Setting
+    breakdown: Breakdown
+    rows: tuple[BreakdownRow, ...]
+    summary: Summary
+    gpus: Gpus
+    matrix: tuple[tuple[str, tuple[MatrixCell, ...]], ...]
+    precision_cards: tuple[PrecisionCard, ...]
+    mode_cards: tuple[ModeCard, ...]
+    builds: tuple[BuildRow, ...]
+    context: ContextSection
+    inverse: Inverse | None
+    local: Local
+    api: SelfHostVsApi
+    faq: Faq
+
+
+# --- composition -------------------------------------------------------------------------------------------
+
+
+class _Estimates:
+    """Memoised estimates for one page: several sections ask for the same workload."""
+
+    def __init__(self, spec: ModelSpec, builds: Sequence[Build]) -> None:
+        self.spec = spec
+        self.builds = {b.key: b for b in builds}
+        self._cache: dict[tuple[Workload, str], tuple[Breakdown, int]] = {}
+
+    def workload(self, state: CalculatorState, mode: Mode, precision: str, **changes: Any) -> Workload:
+        build = self.builds.get(precision)
+        return replace(
+            Workload(
+                mode=mode,
+                precision=build.precision if build else precision,
+                context=state.context,
+                concurrency=state.concurrency,
+                engine=state.engine,
+                kv_dtype=state.kv,
+                batch_size=state.batch,
+                sequence_length=state.seq or None,
+                lora_rank=state.rank,
+                gradient_checkpointing=state.checkpointing,
+                optimizer=Optimizer(state.optimizer),
+            ),
+            **changes,
+        )
+
+    def need(self, workload: Workload, build_key: str = "") -> tuple[Breakdown, int]:
+        """The breakdown and the GPU total; a build with a measured size replaces the computed weights."""
+        key = (workload, build_key if build_key in self.builds else "")
+        cached = self._cache.get(key)
+        if cached is None:
+            breakdown = estimate(self.spec, workload)
+            total = breakdown.total_bytes
+            build = self.builds.get(key[1])
+            if build is not None and build.file_size_bytes and workload.mode is Mode.INFERENCE:
+                total = total - breakdown.bytes_of("weights") + build.file_size_bytes
+            cached = self._cache[key] = (breakdown, total)
+        return cached
+
+
+def precision_label(precision: str, builds: Sequence[Build] = ()) -> str:
+    for build in builds:
+        if build.key == precision:
+            return build.label
+    found = PRECISIONS.get(precision)
+    return found.label if found else precision
+
+
+def _setting(state: CalculatorState, builds: Sequence[Build]) -> Setting:
+    build_keys = {b.key for b in builds}
+    precision = state.precision
+    generic = next((b.precision for b in builds if b.key == precision), precision)
+    choice = choose_mode(state.mode, generic)
+    changed = "" if choice.applies else choice.reason
+    if not choice.applies or (precision in build_keys and choice.mode is not Mode.INFERENCE):
+        precision = choice.precision
+    return Setting(
+        mode=choice.mode,
+        precision=precision,
+        precision_label=precision_label(precision, builds),
+        engine=state.engine,
+        context=state.context,
+        concurrency=state.concurrency,
+        kv=state.kv,
+        mode_changed=changed,
+    )
+
+
+def _gpu_index(gpus: Sequence[GpuSpec]) -> dict[str, GpuSpec]:
+    return {g.slug: g for g in gpus}
+
+
+def _offer_rows(
+    rows: Sequence[RankedOffer], spec: ModelSpec, workload: Workload, gpus: dict[str, GpuSpec]
+) -> tuple[OfferRow, ...]:
+    built = []
+    for row in rows:
+        gpu = gpus.get(row.offer.gpu_slug)
+        tp = tensor_parallel_size(row.gpus_needed, spec.num_attention_heads, spec.num_kv_heads)
+        low = high = None
+        if gpu is not None and gpu.memory_bandwidth_gbps:
+            estimate_ = speed(spec, workload, gpu, tp or row.gpus_needed)
+            low, high = estimate_.per_request_tokens_per_s_low, estimate_.per_request_tokens_per_s_high
+        built.append(OfferRow(row, tp, low, high))
+    return tuple(built)
+
+
+def _gpus_section(
+    need: int, spec: ModelSpec, workload: Workload, offers: Sequence[OfferRecord], gpus: Sequence[GpuSpec]
+) -> Gpus:
+    ranking = rank(need, offers, gpus)
+    index = _gpu_index(gpus)
+    shown = [*ranking.by_gpu, *ranking.by_provider]
+    captures = [r.offer.captured_at.date() for r in shown if r.offer.captured_at]
+    return Gpus(
+        need_bytes=need,
+        by_gpu=_offer_rows(ranking.by_gpu, spec, workload, index),
+        by_provider=_offer_rows(ranking.by_provider, spec, workload, index),
+        ranking=ranking,
+        several_nodes=several_node_gpus(need, [g for g in gpus if g.segment in INVERSE_GPU_SEGMENTS]),
+        newest_capture=max(captures) if captures else None,
+        any_stale=any(r.offer.stale for r in shown),
+        any_low_confidence=any(r.offer.confidence == "low" for r in shown),
+    )
+
+
+def _cheapest(need: int, offers: Sequence[OfferRecord], gpus: Sequence[GpuSpec]) -> RankedOffer | None:
+    return rank(need, offers, gpus).cheapest
+
+
+def _largest_datacenter_gpu(gpus: Sequence[GpuSpec]) -> GpuSpec | None:
+    rentable = [g for g in gpus if g.is_rentable_class]
+    return max(rentable, key=lambda g: g.memory_bytes) if rentable else None
+
+
+def _smallest_single_gpu(need: int, gpus: Sequence[GpuSpec]) -> GpuSpec | None:
+    fitting = [
+        g
+        for g in gpus
+        if g.segment in ("datacenter", "workstation", "consumer") and need <= usable_bytes(g.memory_bytes)
+    ]
+    return min(fitting, key=lambda g: (g.memory_bytes, g.slug)) if fitting else None
+
+
+def _smallest_mac(need: int) -> int | None:
+    for gib in MAC_MEMORY_GIB:
+        if apple_fit(need, gib * GIB).fits_after_raise:
+            return gib
+    return None
+
+
+def _build_rows(
+    estimates: _Estimates, state: CalculatorState, builds: Sequence[Build], gpus: Sequence[GpuSpec]
+) -> tuple[BuildRow, ...]:
+    index = _gpu_index(gpus)
+    h100 = index.get("h100-sxm")
+    rows = []
+    for build in builds:
+        need = None
+        if build.file_size_bytes:
+            _, need = estimates.need(estimates.workload(state, Mode.INFERENCE, build.key), build.key)
+        one = _smallest_single_gpu(need, gpus) if need else None
+        count = None
+        if need and one is None and h100 is not None:
+            count = (fit(need, h100).count, h100.short_name)
+        rows.append(
+            BuildRow(
+                build=build,
+                weights_bytes=build.file_size_bytes,
+                need_bytes=need,
+                runtimes=RUNTIMES.get(build.format, ()),
+                smallest_mac_gib=_smallest_mac(need) if need else None,
+                one_gpu=one.short_name if one else None,
+                gpu_count=count,
+            )
+        )
+    return tuple(rows)
+
+
+def _context_points(max_ctx: int | None, current: int) -> tuple[int, ...]:
+    limit = max_ctx or PRESET_CONTEXTS[-1]
+    points = {c for c in PRESET_CONTEXTS if c <= limit}
+    points.add(limit)
+    points.add(min(current, limit))
+    return tuple(sorted(p for p in points if p >= 1))
+
+
+def _context_section(
+    estimates: _Estimates, state: CalculatorState, setting: Setting, spec: ModelSpec, gpus: Sequence[GpuSpec]
+) -> ContextSection:
+    points = []
+    for context in _context_points(spec.max_context, state.context):
+        workload = estimates.workload(state, Mode.INFERENCE, setting.precision, context=context)
+        breakdown, total = estimates.need(workload, setting.precision)
+        points.append(ContextPoint(context, total, breakdown.kv_cache_bytes))
+    index = _gpu_index(gpus)
+    budgets = []
+    for slug, count in BUDGET_GPUS:
+        gpu = index.get(slug)
+        if gpu is not None:
+            label = f"{count} × {gpu.short_name}" if count > 1 else gpu.short_name
+            budgets.append(BudgetLine(label, usable_bytes(gpu.memory_bytes) * count))
+    headroom = None
+    gpu = index.get(HEADROOM_GPU)
+    if gpu is not None:
+        base = estimates.workload(state, Mode.INFERENCE, setting.precision, context=1, concurrency=1)
+        _, fixed = estimates.need(base, setting.precision)
+        usable = usable_bytes(gpu.memory_bytes)
+        tokens = max_context(spec, replace(base, concurrency=1), gpu, 1) if fixed <= usable else 0
+        full = None
+        if spec.max_context:
+            _, full = estimates.need(replace(base, context=spec.max_context), setting.precision)
+        headroom = Headroom(
+            gpu_name=gpu.short_name,
+            usable_bytes=usable,
+            fixed_bytes=fixed,
+            left_bytes=usable - fixed,
+            tokens=tokens,
+            full_context_bytes=full,
+            full_context_fits=full is not None and full <= usable,
+        )
+    return ContextSection(setting.precision_label, tuple(points), tuple(budgets), headroom)
+
+
+def _inverse(estimates: _Estimates, state: CalculatorState, spec: ModelSpec, gpus: Sequence[GpuSpec]) -> Inverse | None:
+    gpu = _gpu_index(gpus).get(state.gpu)
+    if gpu is None:
+        return None
+    rows = []
+    for precision in INVERSE_PRECISIONS:
+        workload = estimates.workload(state, Mode.INFERENCE, precision)
+        rows.append(
+            InverseRow(
+                precision=precision,
+                label=precision_label(precision),
+                max_context=max_context(spec, workload, gpu, state.gpus),
+                max_concurrency=max_concurrency(spec, workload, gpu, state.gpus),
+            )
+        )
+    return Inverse(gpu, state.gpus, state.context, state.concurrency, tuple(rows))
+
+
+def _local(estimates: _Estimates, state: CalculatorState, builds: Sequence[Build], gpus: Sequence[GpuSpec]) -> Local:
+    options: list[tuple[str, int]] = []
+    for precision in MATRIX_PRECISIONS:
+        _, need = estimates.need(estimates.workload(state, Mode.INFERENCE, precision))
+        options.append((precision_label(precision), need))
+    for build in builds:
+        if build.file_size_bytes:
+            _, need = estimates.need(estimates.workload(state, Mode.INFERENCE, build.key), build.key)
+            options.append((build.label, need))
+    options.sort(key=lambda o: o[1])
+    smallest = options[0][1]
+    index = _gpu_index(gpus)
+    gpu_verdicts = []
+    for slug in LOCAL_GPUS:
+        gpu = index.get(slug)
+        if gpu is None:
+            continue
+        fitting = [o for o in options if o[1] <= usable_bytes(gpu.memory_bytes)]
+        best = fitting[-1] if fitting else None
+        gpu_verdicts.append(LocalGpuVerdict(gpu, best[0] if best else None, best[1] if best else None, smallest))
+    macs = []
+    for gib in MAC_MEMORY_GIB:
+        ram = gib * GIB
+        default = [o for o in options if apple_fit(o[1], ram).fits_default]
+        raised = [o for o in options if apple_fit(o[1], ram).fits_after_raise]
+        if default:
+            label, need = default[-1]
+            fitted = apple_fit(need, ram)
+            macs.append(MacVerdict(gib, "fits", label, need, None, fitted.default_limit_bytes))
+        elif raised:
+            label, need = raised[-1]
+            fitted = apple_fit(need, ram)
+            macs.append(MacVerdict(gib, "raise", label, need, fitted.wired_limit_mb, fitted.default_limit_bytes))
+        else:
+            macs.append(MacVerdict(gib, "no", None, None, None, apple_fit(smallest, ram).default_limit_bytes))
+    return Local(tuple(gpu_verdicts), tuple(macs), tuple(options))
+
+
+def _api(inputs: PageInputs, gpus: Gpus, spec: ModelSpec, workload: Workload) -> SelfHostVsApi:
+    state = inputs.state
+    mix = TrafficMix(input_tokens_per_output_token=state.ratio, cached_input_share=state.cached / 100)
+    rows = []
+    for hosted in inputs.hosted:
+        input_usd, cached_usd, output_usd = hosted.price.prices_on(inputs.today)
+        intro = hosted.price.intro_ends
+        rows.append(
+            HostedRow(
+                hosted=hosted,
+                input_usd=input_usd,
+                cached_usd=cached_usd,
+                output_usd=output_usd,
+                intro_in_force=intro is not None and inputs.today <= intro,
+                intro_expired=intro is not None and inputs.today > intro,
+            )
+        )
+    cheapest = gpus.ranking.cheapest
+    tokens_per_s = None
+    if cheapest is not None:
+        gpu = _gpu_index(inputs.gpus).get(cheapest.offer.gpu_slug)
+        if gpu is not None and gpu.memory_bandwidth_gbps:
+            tp = tensor_parallel_size(cheapest.gpus_needed, spec.num_attention_heads, spec.num_kv_heads)
+            tokens_per_s = speed(spec, workload, gpu, tp or cheapest.gpus_needed).decode_tokens_per_s_low
+    per_million = volume = capacity = reachable = None
+    if rows and cheapest is not None:
+        result = break_even(float(cheapest.per_month_usd), rows[0].hosted.price, mix, inputs.today, tokens_per_s)
+        per_million = result.api_per_million_output_usd
+        volume = result.break_even_output_tokens_per_month
+        capacity = result.self_host_capacity_tokens_per_month
+        reachable = result.self_host_can_reach_break_even
+    return SelfHostVsApi(cheapest, tokens_per_s, tuple(rows), per_million, volume, capacity, reachable, mix)
+
+
+def model_page(inputs: PageInputs) -> ModelPage:
+    """Every section of the model page for one calculator state."""
+    spec, state, builds = inputs.spec, inputs.state, inputs.builds
+    estimates = _Estimates(spec, builds)
+    setting = _setting(state, builds)
+    workload = estimates.workload(state, setting.mode, setting.precision)
+    breakdown, need = estimates.need(workload, setting.precision)
+    on_gpu = [t for t in breakdown.terms if t.on_gpu and t.bytes > 0]
+    gpu_total = sum(t.bytes for t in on_gpu) or 1
+    rows, offset = [], 0.0
+    for term in breakdown.terms:
+        if term.bytes > 0:
+            share = term.bytes / gpu_total if term.on_gpu else 0.0
+            rows.append(BreakdownRow(term, share, offset))
+            offset += share
+
+    gpus = _gpus_section(need, spec, workload, inputs.offers, inputs.gpus)
+
+    matrix = []
+    needs: dict[tuple[Mode, str], int] = {}
+    for precision in MATRIX_PRECISIONS:
+        cells = []
+        for mode in MODES:
+            choice = choose_mode(mode, precision)
+            cell_need = None
+            if choice.applies:
+                _, cell_need = estimates.need(estimates.workload(state, mode, precision))
+                needs[(mode, precision)] = cell_need
+            cells.append(MatrixCell(mode, precision, cell_need))
+        matrix.append((precision, tuple(cells)))
+
+    cards = tuple(
+        PrecisionCard(
+            p,
+            precision_label(p),
+            needs[(Mode.INFERENCE, p)],
+            _cheapest(needs[(Mode.INFERENCE, p)], inputs.offers, inputs.gpus),
+        )
+        for p in MATRIX_PRECISIONS
+    )
+    inference_fp16 = needs[(Mode.INFERENCE, "fp16")]
+    mode_cards = []
+    for mode, precision in ((Mode.INFERENCE, "fp16"), (Mode.LORA, "fp16"), (Mode.QLORA, "int4"), (Mode.FULL, "fp16")):
+        mode_need = needs[(mode, precision)]
+        mode_cards.append(
+            ModeCard(
+                mode,
+                precision,
+                mode_need,
+                mode_need / inference_fp16,
+                _cheapest(mode_need, inputs.offers, inputs.gpus),
+            )
+        )
+
+    local = _local(estimates, state, builds, inputs.gpus)
+    largest = _largest_datacenter_gpu(inputs.gpus)
+    smallest_label, smallest_need = local.options[0]
+    summary = Summary(
+        need_bytes=need,
+        smallest_need_bytes=smallest_need,
+        smallest_label=smallest_label,
+        cheapest=gpus.ranking.cheapest,
+        fits_one_gpu=largest is not None and need <= usable_bytes(largest.memory_bytes),
+        largest_gpu_name=largest.short_name if largest else "",
+    )
+    return ModelPage(
+        setting=setting,
+        breakdown=breakdown,
+        rows=tuple(rows),
+        summary=summary,
+        gpus=gpus,
+        matrix=tuple(matrix),
+        precision_cards=cards,
+        mode_cards=tuple(mode_cards),
+        builds=_build_rows(estimates, state, builds, inputs.gpus),
+        context=_context_section(estimates, state, setting, spec, inputs.gpus),
+        inverse=_inverse(estimates, state, spec, inputs.gpus),
+        local=local,
+        api=_api(inputs, gpus, spec, workload),
+        faq=_faq(needs, local),
+    )
+
+
+def _faq(needs: dict[tuple[Mode, str], int], local: Local) -> Faq:
+    usable_80 = usable_bytes(80 * GB)
+    fp16 = needs[(Mode.INFERENCE, "fp16")]
+    return Faq(
+        qlora_fits_one_80gb=needs[(Mode.QLORA, "int4")] <= usable_80,
+        fp16_fits_one_80gb=fp16 <= usable_80,
+        int4_fits_one_80gb=needs[(Mode.INFERENCE, "int4")] <= usable_80,
+        smallest_mac_gib=next((m.ram_gib for m in local.macs if m.verdict != "no"), None),
+        counts_at_fp16=tuple((size, gpus_needed(fp16, size * GB)) for size in (80, 48, 24)),
+    )
+
+
+# --- what the form offers -----------------------------------------------------------------------------------
+
+FORM_PRECISIONS: tuple[str, ...] = ("fp16", "fp8", "int8", "int4", "awq", "q8_0", "q4_k_m", "nf4", "mlx-4bit")
+INVERSE_GPU_SEGMENTS = ("datacenter", "workstation", "consumer")
+
+
+def build_key(label: str, taken: set[str]) -> str:
+    """'2bit-lite' → 'build:2bit-lite'; unique within the model's builds."""
+    slug = "-".join("".join(ch if ch.isalnum() else " " for ch in label.lower()).split()) or "build"
+    key, n = BUILD_PREFIX + slug, 2
+    while key in taken:
+        key, n = f"{BUILD_PREFIX}{slug}-{n}", n + 1
+    taken.add(key)
+    return key
+
+
+def page_choices(max_context: int | None, builds: Sequence[Build], gpus: Sequence[GpuSpec]) -> PageChoices:
+    precisions = [Choice(p, precision_label(p)) for p in FORM_PRECISIONS]
+    precisions += [Choice(b.key, b.label) for b in builds if b.file_size_bytes]
+    hardware = [Choice(g.slug, g.name) for g in gpus if g.segment in INVERSE_GPU_SEGMENTS]
+    return PageChoices(precisions=tuple(precisions), max_context=max_context, gpus=tuple(hardware))
