@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 from calculator.estimation.ranking import rank  # noqa: E402
 from pricing.gpus import load_gpus  # noqa: E402
-from pricing.offers import OfferRecord  # noqa: E402
+from pricing.offers import OfferRecord, PricingKind  # noqa: E402
 from pricing.providers import runpod, vastai  # noqa: E402
 
 RECORDED = ROOT / "tests" / "data" / "provider-apis"
@@ -40,7 +40,7 @@ def timed(fn, repeat: int) -> tuple[float, float]:
 def offers_book(count: int) -> list[OfferRecord]:
     rng = random.Random(42)
     gpus = [gpu for gpu in load_gpus() if gpu.is_rentable_class]
-    kinds = ["on-demand", "on-demand", "spot", "community"]
+    kinds: list[PricingKind] = ["on-demand", "on-demand", "spot", "community"]
     sizes = [(1,), (8,), (1, 2, 4, 8), (4,), (), (2, 4)]
     return [
         OfferRecord(
@@ -50,7 +50,7 @@ def offers_book(count: int) -> list[OfferRecord]:
             instance_name=f"instance {i}",
             gpu_counts=rng.choice(sizes),
             price_per_gpu_hour_usd=round(rng.uniform(0.2, 12.0), 3),
-            pricing_kind=rng.choice(kinds),  # type: ignore[arg-type]
+            pricing_kind=rng.choice(kinds),
             captured_at=AT,
         )
         for i in range(count)

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from models_catalog.hub_ids import HubId, parse_hub_id
+from pricing.gpus import BYTES_PER_GB
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 REFERENCE_FACTS = DATA_DIR / "reference_facts.json"
-BYTES_PER_GB = 1_000_000_000
 # The recorded Hub folder was assembled on this day; it is the capture time of every fact in it.
 RECORDED_AT = datetime(2026, 11, 29, tzinfo=UTC)
 
@@ -174,7 +174,8 @@ def record_from_hub(
         figures.append(Figure("downloads", "hub_api", info.downloads, "", f"{api} (downloads, last 30 days)"))
     if info.likes is not None:
         figures.append(Figure("likes", "hub_api", info.likes, "", f"{api} (likes)"))
-    text_config = config.get("text_config") if isinstance(config.get("text_config"), Mapping) else config
+    nested = config.get("text_config")
+    text_config = nested if isinstance(nested, Mapping) else config
     max_context = _int_or_none(text_config.get("max_position_embeddings"))
     if max_context is not None:
         figures.append(

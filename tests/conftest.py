@@ -12,6 +12,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 from django.conf import settings
@@ -23,7 +24,7 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 
 
-def missing_service(reason: str) -> None:
+def missing_service(reason: str) -> NoReturn:
     """Skip locally, fail in CI: a service test that silently skips in CI proves nothing."""
     if IN_CI:
         pytest.fail(f"CI=true but {reason}", pytrace=False)
@@ -45,15 +46,18 @@ def require_postgres() -> None:
 
 
 @pytest.fixture
-def require_redis() -> None:
-    if not uses_redis():
+def require_redis() -> str:
+    """The REDIS_URL of a Redis that answers."""
+    redis_url = settings.REDIS_URL
+    if not redis_url:
         missing_service("REDIS_URL is not set")
     import redis
 
     try:
-        redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2).ping()
+        redis.Redis.from_url(redis_url, socket_connect_timeout=2).ping()
     except redis.RedisError as exc:
-        missing_service(f"Redis at {settings.REDIS_URL} is not answering: {exc}")
+        missing_service(f"Redis at {redis_url} is not answering: {exc}")
+    return redis_url
 
 
 @pytest.fixture
@@ -75,7 +79,7 @@ def celery_worker(require_postgres, require_redis, transactional_db, django_db_b
         f"postgres://{db['USER']}{':' + db['PASSWORD'] if db.get('PASSWORD') else ''}"
         f"@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
     )
-    env["REDIS_URL"] = settings.REDIS_URL
+    env["REDIS_URL"] = require_redis
     env["DJANGO_SETTINGS_MODULE"] = "config.settings"
     env["PYTHONPATH"] = str(ROOT)
     app.control.purge()

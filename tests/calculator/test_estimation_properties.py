@@ -109,7 +109,7 @@ def test_unknown_names_fall_back_to_defaults_with_a_warning():
 
 def test_modes_and_optimizers_may_be_given_as_plain_strings():
     spec = llama_31_8b()
-    as_text = estimate(spec, Workload(mode="full", optimizer="sgd"))  # type: ignore[arg-type]
+    as_text = estimate(spec, Workload(mode="full", optimizer="sgd"))
     as_enum = estimate(spec, Workload(mode=Mode.FULL, optimizer=Optimizer.SGD))
     assert as_text.total_bytes == as_enum.total_bytes
     assert as_text.bytes_of("optimizer") == 4 * spec.params_total  # SGD keeps only the fp32 master copy

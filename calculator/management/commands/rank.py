@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from calculator.estimation.ranking import RankedOffer, Ranking, rank
 from pricing.gpus import BYTES_PER_GB, load_gpus
-from pricing.offers import PRICING_KINDS
+from pricing.offers import PRICING_KINDS, as_pricing_kind
 from pricing.selectors import current_offers
 
 
@@ -85,9 +85,9 @@ class Command(BaseCommand):
         if memory_gb <= 0:
             raise CommandError("--memory-gb must be positive")
         need_bytes = int(memory_gb * BYTES_PER_GB)
-        kinds = tuple(kind or ("on-demand",))
+        kinds = tuple(as_pricing_kind(k) for k in kind or ("on-demand",))
         offers = current_offers(pricing_kinds=kinds)
-        ranking = rank(need_bytes, offers, load_gpus(), pricing_kinds=kinds)  # type: ignore[arg-type]
+        ranking = rank(need_bytes, offers, load_gpus(), pricing_kinds=kinds)
         if json:
             self.stdout.write(_dumps(ranking_json(ranking)))
             return
