@@ -221,7 +221,7 @@ def _differs(model: Model, record: ModelRecord, config_sha: str, summary: Archit
     return (
         model.config_sha256 != config_sha
         or model.params_total != _chosen_total(record, summary)
-        or (record.hub_sha and model.hub_sha != record.hub_sha)
+        or (bool(record.hub_sha) and model.hub_sha != record.hub_sha)
     )
 
 

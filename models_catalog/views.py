@@ -58,7 +58,7 @@ def import_start(request: HttpRequest) -> HttpResponse:
         context = {
             "typed": typed,
             "hub_id": None,
-            "error": "; ".join(form.errors.get("hub_id", [])),
+            "error": "; ".join(str(error) for error in form.errors.get("hub_id", [])),
             "matches": selectors.close_matches(typed),
             "pending": None,
         }
