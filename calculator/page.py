@@ -418,15 +418,19 @@ def _gpu_index(gpus: Sequence[GpuSpec]) -> dict[str, GpuSpec]:
 def _offer_rows(
     rows: Sequence[RankedOffer], spec: ModelSpec, workload: Workload, gpus: dict[str, GpuSpec]
 ) -> tuple[OfferRow, ...]:
+    speeds: dict[tuple[str, int], tuple[float | None, float | None]] = {}
     built = []
     for row in rows:
         gpu = gpus.get(row.offer.gpu_slug)
         tp = tensor_parallel_size(row.gpus_needed, spec.num_attention_heads, spec.num_kv_heads)
-        low = high = None
-        if gpu is not None and gpu.memory_bandwidth_gbps:
-            estimate_ = speed(spec, workload, gpu, tp or row.gpus_needed)
-            low, high = estimate_.per_request_tokens_per_s_low, estimate_.per_request_tokens_per_s_high
-        built.append(OfferRow(row, tp, low, high))
+        count = tp or row.gpus_needed
+        key = (row.offer.gpu_slug, count)
+        if key not in speeds:
+            speeds[key] = (None, None)
+            if gpu is not None and gpu.memory_bandwidth_gbps:
+                found = speed(spec, workload, gpu, count)
+                speeds[key] = (found.per_request_tokens_per_s_low, found.per_request_tokens_per_s_high)
+        built.append(OfferRow(row, tp, *speeds[key]))
     return tuple(built)
 
 
@@ -449,8 +453,17 @@ def _gpus_section(
     )
 
 
-def _cheapest(need: int, offers: Sequence[OfferRecord], gpus: Sequence[GpuSpec]) -> RankedOffer | None:
-    return rank(need, offers, gpus).cheapest
+class _Cheapest:
+    """The cheapest configuration for a need, ranked once per distinct need on a page."""
+
+    def __init__(self, offers: Sequence[OfferRecord], gpus: Sequence[GpuSpec], known: Ranking) -> None:
+        self.offers, self.gpus = offers, gpus
+        self._found: dict[int, RankedOffer | None] = {known.need_bytes: known.cheapest}
+
+    def __call__(self, need: int) -> RankedOffer | None:
+        if need not in self._found:
+            self._found[need] = rank(need, self.offers, self.gpus).cheapest
+        return self._found[need]
 
 
 def _largest_datacenter_gpu(gpus: Sequence[GpuSpec]) -> GpuSpec | None:
@@ -588,18 +601,18 @@ def _local(estimates: _Estimates, state: CalculatorState, builds: Sequence[Build
     macs = []
     for gib in MAC_MEMORY_GIB:
         ram = gib * GIB
-        default = [o for o in options if apple_fit(o[1], ram).fits_default]
-        raised = [o for o in options if apple_fit(o[1], ram).fits_after_raise]
+        limits = apple_fit(0, ram)  # the machine's default and most-raised GPU limits
+        default = [o for o in options if o[1] <= limits.default_limit_bytes]
+        raised = [o for o in options if o[1] <= limits.max_raised_limit_bytes]
         if default:
             label, need = default[-1]
-            fitted = apple_fit(need, ram)
-            macs.append(MacVerdict(gib, "fits", label, need, None, fitted.default_limit_bytes))
+            macs.append(MacVerdict(gib, "fits", label, need, None, limits.default_limit_bytes))
         elif raised:
             label, need = raised[-1]
             fitted = apple_fit(need, ram)
-            macs.append(MacVerdict(gib, "raise", label, need, fitted.wired_limit_mb, fitted.default_limit_bytes))
+            macs.append(MacVerdict(gib, "raise", label, need, fitted.wired_limit_mb, limits.default_limit_bytes))
         else:
-            macs.append(MacVerdict(gib, "no", None, None, None, apple_fit(smallest, ram).default_limit_bytes))
+            macs.append(MacVerdict(gib, "no", None, None, None, limits.default_limit_bytes))
     return Local(tuple(gpu_verdicts), tuple(macs), tuple(options))
 
 
@@ -654,6 +667,7 @@ def model_page(inputs: PageInputs) -> ModelPage:
             offset += share
 
     gpus = _gpus_section(need, spec, workload, inputs.offers, inputs.gpus)
+    cheapest = _Cheapest(inputs.offers, inputs.gpus, gpus.ranking)
 
     matrix = []
     needs: dict[tuple[Mode, str], int] = {}
@@ -673,7 +687,7 @@ def model_page(inputs: PageInputs) -> ModelPage:
             p,
             precision_label(p),
             needs[(Mode.INFERENCE, p)],
-            _cheapest(needs[(Mode.INFERENCE, p)], inputs.offers, inputs.gpus),
+            cheapest(needs[(Mode.INFERENCE, p)]),
         )
         for p in MATRIX_PRECISIONS
     )
@@ -687,7 +701,7 @@ def model_page(inputs: PageInputs) -> ModelPage:
                 precision,
                 mode_need,
                 mode_need / inference_fp16,
-                _cheapest(mode_need, inputs.offers, inputs.gpus),
+                cheapest(mode_need),
             )
         )
 

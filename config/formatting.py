@@ -6,9 +6,11 @@ Pages show memory in GB = 10^9 bytes, as the reference page does, and say so.
 from __future__ import annotations
 
 from datetime import date, datetime
+from functools import cache
 
+from babel import Locale
 from babel.dates import format_skeleton
-from babel.numbers import format_currency, format_decimal
+from babel.numbers import NumberPattern, format_currency, parse_pattern
 from django.utils.translation import get_language, to_locale
 
 from pricing.gpus import BYTES_PER_GB
@@ -18,12 +20,22 @@ def current_locale() -> str:
     return to_locale(get_language() or "en")
 
 
+@cache
+def _locale(name: str) -> Locale:
+    # Parsing a locale and a pattern costs more than formatting the number; a page formats hundreds.
+    return Locale.parse(name)
+
+
+@cache
+def _decimal_pattern(digits: int) -> NumberPattern:
+    return parse_pattern("#,##0" + ("." + "0" * digits if digits > 0 else ""))
+
+
 def format_number(value: float | int | None, digits: int = 0, locale: str | None = None) -> str:
     """1234567.8 → '1,234,568' (en) / '1.234.568' (de)."""
     if value is None:
         return "–"
-    pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "")
-    return format_decimal(value, format=pattern, locale=locale or current_locale())
+    return _decimal_pattern(max(0, digits)).apply(value, _locale(locale or current_locale()))
 
 
 def format_money(value: float | None, digits: int = 2, locale: str | None = None) -> str:
@@ -36,7 +48,7 @@ def format_money(value: float | None, digits: int = 2, locale: str | None = None
     if digits != 2:
         number = "#,##0" + ("." + "0" * digits if digits > 0 else "")
         pattern = f"¤{number}" if loc.startswith("en") else f"{number}\u00a0¤"
-    return format_currency(value, "USD", format=pattern, locale=loc, currency_digits=digits == 2)
+    return format_currency(value, "USD", format=pattern, locale=_locale(loc), currency_digits=digits == 2)
 
 
 def format_gb(value_bytes: float | int | None, digits: int | None = None, locale: str | None = None) -> str:

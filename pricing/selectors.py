@@ -118,24 +118,45 @@ def provider_statuses(now: datetime | None = None) -> list[ProviderStatus]:
     return statuses
 
 
-def _record(offer: Offer, as_of: datetime, stale: bool) -> OfferRecord:
+_RECORD_FIELDS = (
+    "snapshot_id",
+    "snapshot__captured_at",
+    "provider__slug",
+    "provider__name",
+    "gpu__slug",
+    "instance_name",
+    "gpu_counts",
+    "price_per_gpu_hour_usd",
+    "pricing_kind",
+    "region",
+    "captured_at",
+    "url",
+    "confidence",
+    "source",
+    "notes",
+    "instance_prices_usd",
+    "term",
+)
+
+
+def _record(row: dict, as_of: datetime, stale: bool) -> OfferRecord:
     return OfferRecord(
-        provider_slug=offer.provider.slug,
-        provider_name=offer.provider.name,
-        gpu_slug=offer.gpu.slug,
-        instance_name=offer.instance_name,
-        gpu_counts=tuple(sorted(int(c) for c in offer.gpu_counts)),
-        price_per_gpu_hour_usd=float(offer.price_per_gpu_hour_usd.normalize()),
-        pricing_kind=as_pricing_kind(offer.pricing_kind),
-        region=offer.region,
+        provider_slug=row["provider__slug"],
+        provider_name=row["provider__name"],
+        gpu_slug=row["gpu__slug"],
+        instance_name=row["instance_name"],
+        gpu_counts=tuple(sorted(int(c) for c in row["gpu_counts"])),
+        price_per_gpu_hour_usd=float(row["price_per_gpu_hour_usd"].normalize()),
+        pricing_kind=as_pricing_kind(row["pricing_kind"]),
+        region=row["region"],
         captured_at=as_of,
-        url=offer.url,
+        url=row["url"],
         stale=stale,
-        confidence=as_confidence(offer.confidence),
-        source=offer.source,
-        notes=offer.notes,
-        instance_price_usd=tuple((int(count), float(price)) for count, price in offer.instance_prices_usd),
-        term=offer.term,
+        confidence=as_confidence(row["confidence"]),
+        source=row["source"],
+        notes=row["notes"],
+        instance_price_usd=tuple((int(count), float(price)) for count, price in row["instance_prices_usd"]),
+        term=row["term"],
     )
 
 
@@ -155,19 +176,21 @@ def current_offers(
     by_snapshot = {}
     for provider in providers:
         by_snapshot[provider.success_id] = (_latest_refresh_failed(provider), provider.good_at)
-    offers = Offer.objects.filter(snapshot_id__in=list(by_snapshot)).select_related("provider", "gpu", "snapshot")
+    offers = Offer.objects.filter(snapshot_id__in=list(by_snapshot))
     if gpu_slugs is not None:
         offers = offers.filter(gpu__slug__in=list(gpu_slugs))
     if pricing_kinds is not None:
         offers = offers.filter(pricing_kind__in=list(pricing_kinds))
     records = []
-    for offer in offers.order_by("price_per_gpu_hour_usd", "provider__name", "instance_name"):
-        failing, good_at = by_snapshot[offer.snapshot_id]
+    # Plain rows, not model instances: a page reads every current offer on each request.
+    rows = offers.order_by("price_per_gpu_hour_usd", "provider__name", "instance_name").values(*_RECORD_FIELDS)
+    for row in rows:
+        failing, good_at = by_snapshot[row["snapshot_id"]]
         # A price read live from an API is re-confirmed by every unchanged refresh after it; a curated or
         # recorded price stays as old as the day it was seen.
-        live = offer.captured_at == offer.snapshot.captured_at
-        as_of = max(offer.captured_at, good_at) if live and good_at else offer.captured_at
-        records.append(_record(offer, as_of, failing or now - as_of > stale_after))
+        live = row["captured_at"] == row["snapshot__captured_at"]
+        as_of = max(row["captured_at"], good_at) if live and good_at else row["captured_at"]
+        records.append(_record(row, as_of, failing or now - as_of > stale_after))
     return records
 
 

@@ -140,9 +140,10 @@ def apple_fit(total_bytes: int, ram_bytes: int) -> AppleFit:
     wired_mb: int | None = None
     command: str | None = None
     if not fits_default and fits_raised:
-        # the limit is in MiB (2^20 bytes); round up to the next whole GiB above the need, capped at the maximum
+        # the limit is in MiB (2^20 bytes): the next whole GiB above the need where that still leaves macOS its
+        # reserve, else the need itself rounded up to a MiB — never below what the model needs
         need_mb = -(-total_bytes // 2**20)
-        wired_mb = min(-(-need_mb // 1024) * 1024, raised_max // 2**20)
+        wired_mb = max(need_mb, min(-(-need_mb // 1024) * 1024, raised_max // 2**20))
         command = f"sudo sysctl iogpu.wired_limit_mb={wired_mb}"
     return AppleFit(
         ram_bytes=ram,

@@ -153,3 +153,13 @@ def test_break_even_volume_is_monthly_cost_over_api_price():
     assert result.self_host_capacity_tokens_per_month == 500 * 730 * 3600
     assert result.self_host_can_reach_break_even is False
     assert result.intro_price_applied is False
+
+
+def test_raised_wired_limit_is_never_below_the_need_even_next_to_the_cap():
+    ram = 128 * GIB
+    cap = apple_fit(0, ram).max_raised_limit_bytes
+    for need in (cap, cap - 1, cap - 2**19, cap - 2**20 - 1, cap - 3 * 2**29):
+        fitted = apple_fit(need, ram)
+        if fitted.wired_limit_mb is not None:
+            assert fitted.wired_limit_mb * 2**20 >= need
+            assert fitted.wired_limit_mb * 2**20 <= ram
