@@ -59,14 +59,24 @@ check: lint typecheck test
 # Extracts messages from Python and Jinja2 templates, merges them into each catalog and compiles them (Babel).
 # Compiled catalogs are committed, so running the site needs no extra step.
 messages: install
-	$(BIN)pybabel extract --mapping-file babel.cfg --keywords gettext_lazy --keywords pgettext:1c,2 \
+	$(BIN)pybabel extract --mapping-file babel.cfg --keywords gettext_lazy --keywords pgettext:1c,2 --keywords pgettext_lazy:1c,2 \
 		--keywords ngettext_lazy:1,2 --no-location --sort-output --omit-header \
-		--output-file locale/django.pot config calculator models_catalog pricing templates
-	$(BIN)pybabel update --input-file locale/django.pot --output-dir locale --domain django --no-fuzzy-matching --ignore-obsolete
+		--output-file locale/django.pot --width 100 config calculator models_catalog pricing templates web
+	$(BIN)pybabel update --input-file locale/django.pot --output-dir locale --domain django --no-fuzzy-matching --ignore-obsolete --width 100
 	$(BIN)pybabel compile --directory locale --domain django --statistics
 
 bench: install
 	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)python $$script || exit 1; done
 
+# Full-page PNGs of each page type at phone and desktop width, en/de, light/dark, into test-artifacts/screenshots.
+# Other pages: make screenshots PAGES="/en/models/ /de/methodology/"
+screenshots: install
+	$(BIN)python bench/screenshots.py $(PAGES)
+
+# Lighthouse 12.2.3 (pinned in bench/lighthouse/, installed there on first use) with Debian's Chromium, mobile and
+# desktop; scores printed, JSON reports in test-artifacts/lighthouse. Other pages: make lighthouse PAGES="/en/models/"
+lighthouse: install
+	$(BIN)python bench/lighthouse.py $(PAGES)
+
 clean:
-	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache test-artifacts bench/lighthouse/node_modules .mypy_cache

@@ -1,0 +1,104 @@
+"""The model page in a real headless Chromium: the calculator re-renders in place, the URL is the state."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from models_catalog import services
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
+GLM = "/en/models/zai-org/GLM-5.3-Flash/"
+
+
+@pytest.fixture
+def seed_site():
+    services.model_import_offline(SHIPPED, only=["zai-org/GLM-5.3-Flash", "meta-llama/Llama-3.1-8B-Instruct"])
+    call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
+
+
+def _errors(page) -> list[str]:
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    return errors
+
+
+def _wait_need(page, text: str) -> None:
+    page.wait_for_function(
+        "(text) => document.querySelector('[data-card=need]').textContent.trim().replace(/\\s/g, ' ') === text",
+        arg=text,
+    )
+
+
+def _need(page) -> str:
+    return page.locator("[data-card=need]").inner_text().replace("\xa0", " ")
+
+
+def test_changing_precision_updates_results_in_place_and_the_url_keeps_the_state(browser_page, seed_site):
+    page = browser_page
+    errors = _errors(page)
+    page.goto(GLM)
+    page.wait_for_function("() => window.htmx !== undefined")
+    assert _need(page) == "708 GB"
+    page.evaluate("() => { window.sameDocument = true; }")
+
+    page.focus("#f-precision")
+    page.select_option("#f-precision", "int4")
+    _wait_need(page, "187 GB")
+    assert page.evaluate("() => window.sameDocument") is True  # swapped in place, no reload
+    assert page.url.endswith(GLM + "?precision=int4")
+    assert page.evaluate("() => document.activeElement && document.activeElement.id") == "f-precision"
+    rows = page.locator("#matrix tr[data-precision]").count()
+    assert rows == 3
+
+    page.reload()
+    assert _need(page) == "187 GB"
+    assert page.locator("#f-precision").input_value() == "int4"
+
+    page.select_option("#f-precision", "int8")
+    page.wait_for_function("() => location.search === '?precision=int8'")
+    _wait_need(page, "372 GB")
+    page.go_back()
+    page.wait_for_function("() => location.search === '?precision=int4'")
+    _wait_need(page, "187 GB")
+    assert page.locator("header.site-header").count() == 1  # the whole page, not a bare fragment
+    assert page.locator("#f-precision").input_value() == "int4"
+    assert errors == []
+
+
+def test_typed_context_is_debounced_and_accepts_units(browser_page, seed_site):
+    page = browser_page
+    errors = _errors(page)
+    page.goto(GLM + "?precision=int4")
+    page.wait_for_function("() => window.htmx !== undefined")
+    page.fill("#f-context", "1M")
+    page.wait_for_function("() => location.search.includes('context=1M')")
+    page.wait_for_function("() => !document.querySelector('#ignored-notice')")
+    assert page.locator("#f-context").input_value() == "1M"
+    assert errors == []
+
+
+def test_inverse_question_fields_outside_the_form_update_the_state(browser_page, seed_site):
+    page = browser_page
+    page.goto(GLM + "?precision=int4")
+    page.wait_for_function("() => window.htmx !== undefined")
+    page.select_option("#f-gpu", "mi300x")
+    page.wait_for_function("() => location.search.includes('gpu=mi300x')")
+    assert "precision=int4" in page.url  # the main form's state travels along
+    page.wait_for_function("() => document.querySelector('#inverse-caption').textContent.includes('MI300X')")
+
+
+def test_the_form_works_without_javascript(chromium_browser, live_server, seed_site):
+    context = chromium_browser.new_context(base_url=live_server.url, java_script_enabled=False)
+    page = context.new_page()
+    page.goto(GLM)
+    page.select_option("#f-precision", "int8")
+    page.click("#calculator button[type=submit]")
+    page.wait_for_url("**precision=int8**")
+    assert page.locator("[data-card=need]").inner_text().replace("\xa0", " ") == "372 GB"
+    context.close()
