@@ -237,6 +237,10 @@ HUB_ENDPOINT = env_str("HUB_ENDPOINT", "https://huggingface.co")
 HUB_TOKEN = env_str("HUB_TOKEN")  # optional: lets the importer read gated repos the token has accepted
 HUB_TIMEOUT_S = env_int("HUB_TIMEOUT_S", 10)
 HUB_MAX_RETRIES = env_int("HUB_MAX_RETRIES", 3)
+# The longest Retry-After the importer waits out before it reports the Hub as rate limited.
+HUB_MAX_RETRY_AFTER_S = env_int("HUB_MAX_RETRY_AFTER_S", 30)
+# Quantized sibling repos (GGUF, MLX, AWQ, …) one import reads builds from.
+HUB_QUANT_REPOS_MAX = env_int("HUB_QUANT_REPOS_MAX", 8)
 # On-demand imports a reader's connection may start per hour.
 CATALOG_IMPORTS_PER_CLIENT_PER_HOUR = env_int("CATALOG_IMPORTS_PER_CLIENT_PER_HOUR", 10)
 # Reverse proxies in front of the app that append to X-Forwarded-For (0: use the socket address).

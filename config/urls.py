@@ -14,7 +14,6 @@ urlpatterns += i18n_patterns(
     path("", views.home, name="home"),
     path("methodology/", views.methodology, name="methodology"),
     path("", include("models_catalog.urls")),
-    path("", include("pricing.urls")),
     path("", include("calculator.urls")),
     prefix_default_language=True,
 )

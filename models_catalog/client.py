@@ -12,7 +12,7 @@ def client_address(request: HttpRequest) -> str:
     Each proxy appends the address it received the request from to X-Forwarded-For, so with N trusted proxies the
     N-th entry from the right is the client; anything further left was written by the client and can be forged.
     """
-    hops = int(getattr(settings, "TRUSTED_PROXY_HOPS", 0))
+    hops = settings.TRUSTED_PROXY_HOPS
     if hops > 0:
         forwarded = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if part.strip()]
         if len(forwarded) >= hops:

@@ -191,9 +191,9 @@ class HubClient:
         url = hf_hub_url(hub_id, "config.json", revision=revision, endpoint=self._api.endpoint)
 
         def fetch() -> bytes:
-            from huggingface_hub.utils import get_session, hf_raise_for_status
+            from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
 
-            response = get_session().get(url, headers=self._api._build_hf_headers())
+            response = get_session().get(url, headers=build_hf_headers(token=self.settings.token or False))
             hf_raise_for_status(response)
             return response.content
 

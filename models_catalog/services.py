@@ -39,15 +39,13 @@ from models_catalog.summary import ArchitectureSummary, summarise
 logger = logging.getLogger(__name__)
 
 
-class NotSizable(Exception):
+class NotSizable(hub.HubError):
     """The repo is on the Hub but is not a transformer whose memory we can compute; `missing` says why."""
 
     state = "not_sizable"
 
     def __init__(self, hub_id: str, missing: str) -> None:
-        super().__init__(f"{hub_id}: not a transformer we can size ({missing})")
-        self.hub_id = hub_id
-        self.detail = f"not a transformer we can size: {missing}"
+        super().__init__(hub_id, f"not a transformer we can size: {missing}")
 
 
 class ImportsThrottled(Exception):
@@ -307,11 +305,11 @@ def model_import_offline(root: Path | str, only: Iterable[str] = ()) -> OfflineI
 def hub_client() -> hub.HubClient:
     return hub.HubClient(
         hub.HubSettings(
-            endpoint=getattr(settings, "HUB_ENDPOINT", hub.DEFAULT_ENDPOINT),
-            token=getattr(settings, "HUB_TOKEN", None) or None,
-            timeout_s=float(getattr(settings, "HUB_TIMEOUT_S", 10.0)),
-            max_retries=int(getattr(settings, "HUB_MAX_RETRIES", 3)),
-            max_retry_after_s=float(getattr(settings, "HUB_MAX_RETRY_AFTER_S", 30.0)),
+            endpoint=settings.HUB_ENDPOINT,
+            token=settings.HUB_TOKEN or None,
+            timeout_s=settings.HUB_TIMEOUT_S,
+            max_retries=settings.HUB_MAX_RETRIES,
+            max_retry_after_s=settings.HUB_MAX_RETRY_AFTER_S,
         )
     )
 
@@ -319,8 +317,8 @@ def hub_client() -> hub.HubClient:
 def model_import(hub_id: str | HubId, client: hub.HubClient | None = None) -> Model:
     """Fetch one model from the Hub (info, config.json, quantized sibling repos) and save it.
 
-    Raises InvalidHubId before any request, hub.HubError subclasses for Hub failures and NotSizable when the
-    config is not one we can compute memory for. Nothing is written unless everything was fetched.
+    Raises InvalidHubId before any request, hub.HubError subclasses for Hub failures, among them NotSizable
+    when the config is not one we can compute memory for. Nothing is written unless everything was fetched.
     """
     parsed = hub_id if isinstance(hub_id, HubId) else parse_hub_id(hub_id)
     client = client or hub_client()
@@ -342,7 +340,7 @@ def model_import(hub_id: str | HubId, client: hub.HubClient | None = None) -> Mo
         raise NotSizable(parsed.value, summary.missing)
     builds = []
     total = record.params_total or summary.params_computed
-    for repo_id in client.quantized_repo_ids(parsed.value, limit=int(getattr(settings, "HUB_QUANT_REPOS_MAX", 8))):
+    for repo_id in client.quantized_repo_ids(parsed.value, limit=settings.HUB_QUANT_REPOS_MAX):
         try:
             repo = client.model_info(repo_id)
         except (hub.HubGated, hub.HubNotFound):
@@ -371,7 +369,7 @@ def import_request_start(hub_id: HubId, client_key: str) -> ImportRequest:
     existing = ImportRequest.objects.filter(hub_id__iexact=hub_id.value).first()
     if existing is not None and (existing.is_pending or existing.state == ImportRequest.State.DONE):
         return existing
-    limit = int(getattr(settings, "CATALOG_IMPORTS_PER_CLIENT_PER_HOUR", 10))
+    limit = settings.CATALOG_IMPORTS_PER_CLIENT_PER_HOUR
     key = _throttle_key(client_key)
     cache.add(key, 0, timeout=3600)
     if cache.incr(key) > limit:
@@ -404,7 +402,7 @@ def import_request_run(hub_id: str, final_attempt: bool = True, client: hub.HubC
             ImportRequest.objects.filter(pk=request.pk).update(reason=f"{exc.detail}; trying again")
             raise
         return _import_failed(request, exc.state, exc.detail)
-    except (hub.HubError, NotSizable) as exc:
+    except hub.HubError as exc:
         return _import_failed(request, exc.state, exc.detail)
     except Exception as exc:  # a bug or an unexpected payload: record it so the page does not poll forever
         logger.exception("import of %s failed", parsed.value)

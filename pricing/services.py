@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import secrets
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -85,17 +86,20 @@ def gpus_sync() -> int:
 # --- cache generation and lock --------------------------------------------------------------------------------
 
 
-def prices_generation() -> int:
+def prices_generation() -> str:
     """Cache version for anything computed from prices; a refresh bumps it."""
-    generation: int = cache.get_or_set(PRICES_GENERATION_KEY, 1, timeout=None) or 1
+    generation: str = cache.get_or_set(PRICES_GENERATION_KEY, _new_generation, timeout=None)
     return generation
 
 
 def prices_generation_bump() -> None:
-    try:
-        cache.incr(PRICES_GENERATION_KEY)
-    except ValueError:
-        cache.set(PRICES_GENERATION_KEY, 2, timeout=None)
+    # A fresh random token, not a counter: after the key is evicted a counter would start again at a value
+    # some entries were cached under, and those would be served as current.
+    cache.set(PRICES_GENERATION_KEY, _new_generation(), timeout=None)
+
+
+def _new_generation() -> str:
+    return secrets.token_hex(8)
 
 
 @contextmanager

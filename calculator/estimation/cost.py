@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-HOURS_PER_MONTH = 730  # the seed page's month: 24/7 for 730 hours
+from pricing.offers import HOURS_PER_MONTH
+
 SECONDS_PER_HOUR = 3600
 TOKENS_PER_MILLION = 1_000_000
 

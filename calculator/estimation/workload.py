@@ -6,7 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-GB = 10**9
+from pricing.gpus import BYTES_PER_GB
+
+GB = BYTES_PER_GB
 GIB = 2**30
 MIB = 2**20
 

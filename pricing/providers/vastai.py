@@ -19,7 +19,6 @@ from statistics import median
 from typing import Any
 
 import httpx
-from django.conf import settings
 
 from pricing.offers import OfferRecord, PricingKind
 
@@ -65,7 +64,7 @@ GPU_NAMES: dict[str, str] = {
 _A100_40GB = {"A100 PCIE": "a100-40gb-pcie", "A100 SXM4": "a100-40gb-sxm"}
 
 PAGE_SIZE = 64  # the most offers the search returned per call in 2026 (vastai.md)
-DEFAULT_MAX_PAGES = 20  # settings.PRICING_VASTAI_MAX_PAGES overrides it
+DEFAULT_MAX_PAGES = 20  # a refresh passes settings.PRICING_VASTAI_MAX_PAGES instead
 # search_offers.yaml declares "x-rate-limit: 10 requests per minute per IP", so page requests start 6 s apart.
 PAGE_INTERVAL_SECONDS = 6.0
 # The whole book is read within this time; it stays under CELERY_TASK_SOFT_TIME_LIMIT (240 s) even when the last
@@ -86,7 +85,7 @@ def fetch(
     api_key: str | None,
     endpoint: str = INFO.endpoint,
     *,
-    max_pages: int | None = None,
+    max_pages: int = DEFAULT_MAX_PAGES,
     page_size: int | None = None,
     clock: Callable[[], float] = time.monotonic,
     pause: Callable[[float], None] = time.sleep,
@@ -105,8 +104,6 @@ def fetch(
     say it is partial. Reaching ``max_pages`` is different: a fixed bound, the same every hour, so it stops the
     read, keeps what was read, and logs a warning.
     """
-    if max_pages is None:
-        max_pages = int(getattr(settings, "PRICING_VASTAI_MAX_PAGES", DEFAULT_MAX_PAGES))
     page_size = page_size or PAGE_SIZE
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     book: dict[str, dict[str, Any]] = {}

@@ -192,7 +192,7 @@ def test_refresh_bumps_the_prices_cache_generation():
     _runpod()
     before = prices_generation()
     offers_refresh("runpod", now=T0)
-    assert prices_generation() > before
+    assert prices_generation() != before
 
 
 @respx.mock

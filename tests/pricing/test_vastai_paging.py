@@ -153,11 +153,10 @@ def test_a_full_page_at_one_price_steps_past_that_price_instead_of_repeating_it(
 
 
 @respx.mock
-def test_page_limit_from_settings_stops_the_loop(settings, caplog):
-    settings.PRICING_VASTAI_MAX_PAGES = 2
+def test_page_limit_stops_the_loop(caplog):
     search = serve(OfferSearch(book()))
 
-    payload = fetch(page_size=PAGE, clock=Clock(), pause=Clock().pause)
+    payload = fetch(max_pages=2, page_size=PAGE, clock=Clock(), pause=Clock().pause)
 
     assert len(search.queries) == 2
     assert B200_ID not in {row["id"] for row in payload["offers"]}  # only on the third page
@@ -240,6 +239,17 @@ def test_a_failing_second_page_keeps_the_last_good_offers(refresh_setup, failure
     after = current_offers(now=T0 + timedelta(hours=1))
     assert {o.natural_key: o.price_per_gpu_hour_usd for o in after} == before
     assert all(o.stale and o.captured_at == T0 for o in after)
+
+
+@respx.mock
+def test_refresh_reads_at_most_the_pages_the_setting_allows(refresh_setup, settings, caplog):
+    settings.PRICING_VASTAI_MAX_PAGES = 2
+    search = serve(OfferSearch(book()))
+
+    assert offers_refresh("vastai", now=T0).outcome == "success"
+
+    assert len(search.queries) == 2
+    assert "stopped after 2 pages" in caplog.text
 
 
 @respx.mock
