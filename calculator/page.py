@@ -229,6 +229,8 @@ class BudgetLine:
 
 @dataclass(frozen=True, slots=True)
 class Headroom:
+    precision_label: str  # the current precision, or the widest option that fits when the current one does not
+    is_current: bool
     gpu_name: str
     usable_bytes: int
     fixed_bytes: int  # weights + overhead at the shortest context
@@ -541,23 +543,60 @@ def _context_section(
     headroom = None
     gpu = index.get(HEADROOM_GPU)
     if gpu is not None:
-        base = estimates.workload(state, Mode.INFERENCE, setting.precision, context=1, concurrency=1)
-        _, fixed = estimates.need(base, setting.precision)
-        usable = usable_bytes(gpu.memory_bytes)
-        tokens = max_context(spec, replace(base, concurrency=1), gpu, 1) if fixed <= usable else 0
-        full = None
-        if spec.max_context:
-            _, full = estimates.need(replace(base, context=spec.max_context), setting.precision)
-        headroom = Headroom(
-            gpu_name=gpu.short_name,
-            usable_bytes=usable,
-            fixed_bytes=fixed,
-            left_bytes=usable - fixed,
-            tokens=tokens,
-            full_context_bytes=full,
-            full_context_fits=full is not None and full <= usable,
-        )
+        headroom = _headroom(estimates, state, setting, spec, gpu)
     return ContextSection(setting.precision_label, tuple(points), tuple(budgets), headroom)
+
+
+def _headroom(
+    estimates: _Estimates, state: CalculatorState, setting: Setting, spec: ModelSpec, gpu: GpuSpec
+) -> Headroom:
+    """What one GPU leaves for the KV cache after weights and runtime: at the current precision, or else at the
+    widest generic precision or published build that still fits it."""
+    usable = usable_bytes(gpu.memory_bytes)
+    candidates = [setting.precision] + [p for p in MATRIX_PRECISIONS if p != setting.precision]
+    candidates += [key for key, build in estimates.builds.items() if build.file_size_bytes and key != setting.precision]
+    fixed_by: list[tuple[int, str, Workload]] = []
+    for precision in candidates:
+        base = estimates.workload(state, Mode.INFERENCE, precision, context=1, concurrency=1)
+        fixed_by.append((estimates.need(base, precision)[1], precision, base))
+    fitting = [f for f in fixed_by[1:] if f[0] <= usable]
+    chosen = fixed_by[0] if fixed_by[0][0] <= usable or not fitting else max(fitting, key=lambda f: f[0])
+    fixed, precision, base = chosen
+    tokens = 0
+    if fixed <= usable:
+        tokens = max_context(spec, base, gpu, 1)
+        build = estimates.builds.get(precision)
+        if build is not None and build.file_size_bytes:
+            # the core sizes the generic precision's weights; the measured file differs by a fixed amount
+            delta = build.file_size_bytes - estimates.need(base)[0].bytes_of("weights")
+            tokens = _tokens_within(spec, base, usable - delta, estimates)
+    full = None
+    if spec.max_context:
+        full = estimates.need(replace(base, context=spec.max_context), precision)[1]
+    return Headroom(
+        precision_label=precision_label(precision, list(estimates.builds.values())),
+        is_current=precision == setting.precision,
+        gpu_name=gpu.short_name,
+        usable_bytes=usable,
+        fixed_bytes=fixed,
+        left_bytes=usable - fixed,
+        tokens=tokens,
+        full_context_bytes=full,
+        full_context_fits=full is not None and full <= usable,
+    )
+
+
+def _tokens_within(spec: ModelSpec, base: Workload, budget: int, estimates: _Estimates) -> int:
+    """Longest single-request context whose estimate stays within ``budget`` bytes (binary search)."""
+    cap = spec.max_context or PRESET_CONTEXTS[-1]
+    low, high = 0, cap
+    while low < high:
+        mid = (low + high + 1) // 2
+        if estimate(spec, replace(base, context=mid)).total_bytes <= budget:
+            low = mid
+        else:
+            high = mid - 1
+    return low
 
 
 def _inverse(estimates: _Estimates, state: CalculatorState, spec: ModelSpec, gpus: Sequence[GpuSpec]) -> Inverse | None:

@@ -8,6 +8,7 @@ them). Numbers are written as the active locale writes them (Babel's CLDR data).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 
 from babel.numbers import format_decimal
@@ -48,11 +49,12 @@ _FORMULAS: Mapping[tuple[str, str], Promise] = {
     ("weights", "full"): _("{params} parameters × {bits} bits ÷ 8 (trained weights, {shard})"),
     ("input_embedding_host", ""): _("{engine} keeps token_embd in CPU memory: {rows} parameters × {bits} bits ÷ 8"),
     ("kv_cache", ""): _(
-        "{bytes_per_token} bytes per token ({layers} cached layers, {kv_dtype}) × {cells} cells × {requests} "
-        "requests ({engine} paging)"
+        "{bytes_per_token} bytes per token ({layers} cached layers, {kv_dtype}) × {cells} cells × concurrent "
+        "requests ({requests}; {engine} paging)"
     ),
     ("linear_state", ""): _(
-        "fixed state per sequence (conv × {conv_bytes} B + recurrent × {ssm_bytes} B per element) × {requests} requests"
+        "fixed state per sequence (conv × {conv_bytes} B + recurrent × {ssm_bytes} B per element) × concurrent "
+        "requests ({requests})"
     ),
     ("overhead", "seed"): _(
         "10 % × (weights + KV cache = {base} bytes) + 1 GB ({engine}: activations, CUDA graphs, context)"
@@ -117,9 +119,70 @@ def term_label(term: Term) -> str:
     return str(label) if label is not None else term.key
 
 
+# How each precision stores the weights, as the weights formula names it ({rule}); the core's English description
+# is the fallback for a rule not listed here.
+_RULES: Mapping[str, Promise] = {
+    "every tensor in 32-bit floats": _("every tensor in 32-bit floats"),
+    "every tensor in 16-bit floats": _("every tensor in 16-bit floats"),
+    "linear weights FP8 E4M3 with one fp32 scale per 128×128 block; embeddings, head, norms, router and vision tower "
+    "stay BF16": _(
+        "linear weights FP8 E4M3 with one fp32 scale per 128×128 block; embeddings, head, norms, router and vision "
+        "tower stay BF16"
+    ),
+    "1 byte per parameter + 5 % for quantization scales, every parameter": _(
+        "1 byte per parameter + 5 %% for quantization scales, every parameter"
+    ),
+    "0.5 byte per parameter + 5 % for quantization scales, every parameter": _(
+        "0.5 byte per parameter + 5 %% for quantization scales, every parameter"
+    ),
+    "linear weights 4-bit, fp16 scale and packed 4-bit zero per 128; embeddings, head, norms, router and vision tower "
+    "stay 16-bit": _(
+        "linear weights 4-bit, fp16 scale and packed 4-bit zero per 128; embeddings, head, norms, router and vision "
+        "tower stay 16-bit"
+    ),
+    "as AWQ, plus an int32 g_idx per input channel (counted with the model's real widths)": _(
+        "as AWQ, plus an int32 g_idx per input channel (counted with the model's real widths)"
+    ),
+    "nn.Linear weights NF4 in blocks of 64 with double-quantized absmax; embeddings, lm_head (skipped by default), "
+    "norms and vision tower stay 16-bit": _(
+        "nn.Linear weights NF4 in blocks of 64 with double-quantized absmax; embeddings, lm_head (skipped by "
+        "default), norms and vision tower stay 16-bit"
+    ),
+    "routed-expert weights MXFP4 (E2M1 + one E8M0 scale per 32); every other tensor BF16": _(
+        "routed-expert weights MXFP4 (E2M1 + one E8M0 scale per 32); every other tensor BF16"
+    ),
+}
+_GGUF_RULE = re.compile(r"^llama\.cpp (\S+): body (\S+), output (\S+), token_embd (\S+)( \(per-tensor overrides.*\))?$")
+_MLX_RULE = re.compile(r"^linear and embedding weights affine (\d+)-bit, group 64")
+
+
+def precision_rule(description: str) -> str:
+    """The core's description of a precision's storage rule, in the active language."""
+    if description in _RULES:
+        return str(_RULES[description]) % {}
+    gguf = _GGUF_RULE.match(description)
+    if gguf:
+        name, body, output, embedding, partial = gguf.groups()
+        text = str(_("llama.cpp {name}: body {body}, output {output}, token_embd {embedding}")).format(
+            name=name, body=body, output=output, embedding=embedding
+        )
+        return text + (str(_(" (per-tensor overrides beyond head and embedding not modelled)")) if partial else "")
+    mlx = _MLX_RULE.match(description)
+    if mlx:
+        return str(
+            _(
+                "linear and embedding weights affine {bits}-bit, group 64 (fp16 scale + bias); routers 8-bit; "
+                "norms and vision tower 16-bit"
+            )
+        ).format(bits=mlx.group(1))
+    return description
+
+
 def term_formula(term: Term) -> str:
     """How the term's bytes were made, with its inputs written in the active locale."""
     values = _display(term.inputs)
+    if "rule" in values:
+        values["rule"] = precision_rule(str(term.inputs["rule"]))
     shard = _SHARDS.get(str(term.inputs.get("shard", "")))
     if shard is not None:
         values["shard"] = str(shard).format_map(values)

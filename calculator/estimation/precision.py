@@ -341,7 +341,7 @@ def _seed_precisions() -> list[Precision]:
             "generic",
             8,
             _uniform(8 * 1.05),
-            "1 byte per parameter + 5 % for quantization scales, every parameter (the seed page's method)",
+            "1 byte per parameter + 5 % for quantization scales, every parameter",
             "seed 000 ('So rechnen wir')",
         ),
         Precision(
@@ -350,7 +350,7 @@ def _seed_precisions() -> list[Precision]:
             "generic",
             4,
             _uniform(4 * 1.05),
-            "0.5 byte per parameter + 5 % for quantization scales, every parameter (the seed page's method)",
+            "0.5 byte per parameter + 5 % for quantization scales, every parameter",
             "seed 000 ('So rechnen wir')",
         ),
     ]
