@@ -1,0 +1,221 @@
+"""Layout and accessibility checks for any page open in Playwright: horizontal overflow, overlapping text, axe-core.
+
+Each check returns a list of readable findings (empty when the page is fine), so a test can assert on it and a
+failure says what went wrong where: `main > table#offers > tbody > tr:nth-of-type(3) > td:nth-of-type(2) "A100"`.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib.resources import files
+from typing import Any
+
+# Shared by both geometry checks: a CSS-ish path for an element, and whether a reader can see it at all.
+_JS_HELPERS = r"""
+const cssPath = (el) => {
+  const parts = [];
+  for (let node = el; node && node.nodeType === 1 && node !== document.documentElement; node = node.parentElement) {
+    let part = node.localName;
+    if (node.id) { parts.unshift(`${part}#${node.id}`); break; }
+    const classes = [...node.classList].slice(0, 2);
+    if (classes.length) part += '.' + classes.join('.');
+    const parent = node.parentElement;
+    if (parent) {
+      const same = [...parent.children].filter((child) => child.localName === node.localName);
+      if (same.length > 1) part += `:nth-of-type(${same.indexOf(node) + 1})`;
+    }
+    parts.unshift(part);
+  }
+  return parts.join(' > ');
+};
+const snippet = (text) => {
+  const squeezed = text.replace(/\s+/g, ' ').trim();
+  return squeezed.length > 60 ? squeezed.slice(0, 57) + '...' : squeezed;
+};
+const box = (r) => `[x ${Math.round(r.left)}..${Math.round(r.right)}, y ${Math.round(r.top)}..${Math.round(r.bottom)}]`;
+// Hidden from sight on purpose: not rendered, invisible, transparent, clipped away (the usual visually-hidden
+// pattern), or the body of a closed <details>.
+const hiddenOnPurpose = (el) => {
+  for (let node = el; node && node.nodeType === 1; node = node.parentElement) {
+    const style = getComputedStyle(node);
+    if (style.display === 'none') return true;
+    // visibility inherits, and a child may switch it back on: only the element's own value counts.
+    if (node === el && (style.visibility === 'hidden' || style.visibility === 'collapse')) return true;
+    if (parseFloat(style.opacity) === 0) return true;
+    if (style.clip === 'rect(0px, 0px, 0px, 0px)' || /inset\(50%\)/.test(style.clipPath)) return true;
+    const parent = node.parentElement;
+    if (parent && parent.matches('details:not([open])') && node.localName !== 'summary') return true;
+  }
+  return false;
+};
+// A box as the reader sees it: cut to every ancestor that clips its overflow (scroll containers included).
+const visiblePart = (el, rect) => {
+  let { left, top, right, bottom } = rect;
+  for (let node = el.parentElement; node && node !== document.documentElement; node = node.parentElement) {
+    const style = getComputedStyle(node);
+    const r = node.getBoundingClientRect();
+    if (style.overflowX !== 'visible') { left = Math.max(left, r.left); right = Math.min(right, r.right); }
+    if (style.overflowY !== 'visible') { top = Math.max(top, r.top); bottom = Math.min(bottom, r.bottom); }
+  }
+  return { left, top, right, bottom, width: right - left, height: bottom - top };
+};
+const textNodes = function* () {
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT, {
+    acceptNode: (node) => (node.data.trim() ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_REJECT),
+  });
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    if (!parent || ['script', 'style', 'noscript', 'template'].includes(parent.localName)) continue;
+    yield node;
+  }
+};
+const lineBoxes = (textNode) => {
+  const range = document.createRange();
+  range.selectNodeContents(textNode);
+  return [...range.getClientRects()].filter((r) => r.width > 0 && r.height > 0);
+};
+"""
+
+_OVERFLOW_JS = (
+    "(tolerancePx) => {"
+    + _JS_HELPERS
+    + r"""
+  const viewport = window.innerWidth;
+  const scrollsSideways = (node) => ['auto', 'scroll'].includes(getComputedStyle(node).overflowX);
+  const insideScroller = (el) => {
+    for (let node = el.parentElement; node && node !== document.body; node = node.parentElement) {
+      if (scrollsSideways(node)) return true;
+    }
+    return false;
+  };
+  const beyond = (r) => r.left < -tolerancePx || r.right > viewport + tolerancePx;
+  const findings = [];
+  const offenders = new Set();
+  for (const el of document.body.querySelectorAll('*')) {
+    if (insideScroller(el) || hiddenOnPurpose(el)) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 && r.height === 0) continue;
+    if (r.width > viewport + tolerancePx || beyond(r)) offenders.add(el);
+  }
+  // Report the outermost offender of each branch: its descendants usually stick out only because it does.
+  for (const el of offenders) {
+    let ancestor = el.parentElement;
+    while (ancestor && !offenders.has(ancestor)) ancestor = ancestor.parentElement;
+    if (ancestor) continue;
+    const r = el.getBoundingClientRect();
+    const text = snippet(el.innerText || el.textContent || '');
+    findings.push(`${cssPath(el)} "${text}" is ${Math.round(r.width)} px wide ${box(r)}, viewport ${viewport} px`);
+  }
+  // Text that runs out of a box that itself fits (a long unbroken word or number).
+  for (const node of textNodes()) {
+    const parent = node.parentElement;
+    if (offenders.has(parent) || insideScroller(parent) || hiddenOnPurpose(parent)) continue;
+    const r = lineBoxes(node).find(beyond);
+    if (!r) continue;
+    findings.push(`text "${snippet(node.data)}" in ${cssPath(parent)} runs out to ${box(r)}, viewport ${viewport} px`);
+  }
+  const scrollWidth = document.documentElement.scrollWidth;
+  if (scrollWidth > viewport) {
+    findings.unshift(`the page scrolls sideways: scrollWidth ${scrollWidth} px > innerWidth ${viewport} px`);
+  }
+  return findings;
+}"""
+)
+
+_OVERLAP_JS = (
+    "([minOverlapPx, ignoreSelector]) => {"
+    + _JS_HELPERS
+    + r"""
+  const items = [];
+  const addBox = (owner, text, rect, source) => {
+    const seen = visiblePart(owner, rect);
+    if (seen.width > 1 && seen.height > 1) items.push({ owner, text, rect: seen, source });
+  };
+  for (const node of textNodes()) {
+    const parent = node.parentElement;
+    if (hiddenOnPurpose(parent) || (ignoreSelector && parent.closest(ignoreSelector))) continue;
+    const size = parseFloat(getComputedStyle(parent).fontSize) || 16;
+    for (const r of lineBoxes(node)) {
+      // A text box spans the font's whole ascent and descent; glyphs fill less. Shrink it vertically so lines set
+      // tight (line-height near 1) do not count as touching, while any real collision still does.
+      const trim = Math.min(size * 0.15, r.height / 4);
+      const rect = { left: r.left, right: r.right, top: r.top + trim, bottom: r.bottom - trim };
+      addBox(parent, node.data, rect, node);
+    }
+  }
+  // Form controls show text that is not in a text node (values, placeholders, the chosen option).
+  const controls = 'input:not([type=hidden]):not([type=checkbox]):not([type=radio]), select, textarea';
+  for (const el of document.body.querySelectorAll(controls)) {
+    if (hiddenOnPurpose(el) || (ignoreSelector && el.closest(ignoreSelector))) continue;
+    const text = el.localName === 'select' ? (el.selectedOptions[0]?.text || '') : (el.value || el.placeholder || '');
+    addBox(el, `[${el.localName}] ${text}`, el.getBoundingClientRect(), el);
+  }
+  items.sort((a, b) => a.rect.top - b.rect.top);
+  const findings = [];
+  for (let i = 0; i < items.length; i += 1) {
+    const a = items[i];
+    for (let j = i + 1; j < items.length && items[j].rect.top < a.rect.bottom; j += 1) {
+      const b = items[j];
+      // The lines of one text node wrap below each other; they cannot collide with themselves.
+      if (a.source === b.source) continue;
+      const width = Math.min(a.rect.right, b.rect.right) - Math.max(a.rect.left, b.rect.left);
+      const height = Math.min(a.rect.bottom, b.rect.bottom) - Math.max(a.rect.top, b.rect.top);
+      if (width > minOverlapPx && height > minOverlapPx) {
+        findings.push(
+          `${cssPath(a.owner)} "${snippet(a.text)}" ${box(a.rect)} overlaps ` +
+          `${cssPath(b.owner)} "${snippet(b.text)}" ${box(b.rect)} by ${Math.round(width)}x${Math.round(height)} px`,
+        );
+      }
+    }
+  }
+  return findings;
+}"""
+)
+
+
+def horizontal_overflow(page: Any, *, tolerance_px: float = 0.5) -> list[str]:
+    """Everything that sticks out of the viewport sideways, outside elements that scroll sideways on purpose
+    (overflow-x auto or scroll), and the page itself when `scrollWidth` exceeds `innerWidth`."""
+    return page.evaluate(_OVERFLOW_JS, tolerance_px)
+
+
+def overlapping_text(page: Any, *, min_overlap_px: float = 1, ignore: str = "") -> list[str]:
+    """Pairs of visible text boxes (text lines and form controls) that overlap by more than `min_overlap_px` in both
+    directions. `ignore` is a CSS selector for stacking that is meant (a badge over a corner); empty by default."""
+    return page.evaluate(_OVERLAP_JS, [min_overlap_px, ignore])
+
+
+@cache
+def axe_source() -> str:
+    # axe-playwright-python is pinned in pyproject.toml's test extra only as the carrier of this file:
+    # axe-playwright-python 0.1.8 ships axe-core 4.12.1.
+    return files("axe_playwright_python").joinpath("axe.min.js").read_text(encoding="utf-8")
+
+
+def axe_version() -> str:
+    header = axe_source()[:40]
+    return header.split("axe v", 1)[1].split()[0] if "axe v" in header else "unknown"
+
+
+def axe_violations(page: Any, *, options: dict | None = None) -> list[dict]:
+    """axe-core's violations for the page as it is now. The site's Content-Security-Policy forbids inline scripts,
+    so the page's browser context must be created with `bypass_csp=True`."""
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.add_script_tag(content=axe_source())
+    run_options = {"resultTypes": ["violations"], **(options or {})}
+    return page.evaluate("(options) => window.axe.run(document, options)", run_options)["violations"]
+
+
+def describe_axe_violations(violations: list[dict], *, max_nodes: int = 5) -> list[str]:
+    """One readable entry per violated rule: rule id, impact, what it means, and the offending elements."""
+    findings = []
+    for violation in violations:
+        lines = [f"{violation['id']} ({violation.get('impact')}): {violation['help']} — {violation['helpUrl']}"]
+        for node in violation["nodes"][:max_nodes]:
+            target = " ".join(str(part) for part in node["target"])
+            summary = (node.get("failureSummary") or "").replace("\n", " ")
+            lines.append(f"    {target}: {node['html'][:160]}\n      {summary[:300]}")
+        if len(violation["nodes"]) > max_nodes:
+            lines.append(f"    ... and {len(violation['nodes']) - max_nodes} more")
+        findings.append("\n".join(lines))
+    return findings
