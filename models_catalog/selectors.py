@@ -230,17 +230,23 @@ class SimilarModel:
 
 def similar_models(model: Model, limit: int = 6) -> list[SimilarModel]:
     """Catalog models of similar size (within 2.5× either way), the same kind (MoE or dense) and attention first."""
-    if not model.params_total:
+    total = model.params_total
+    if not total:
         return []
-    low, high = model.params_total / 2.5, model.params_total * 2.5
-    candidates = Model.objects.exclude(pk=model.pk).filter(params_total__gte=low, params_total__lte=high)
+    candidates = Model.objects.exclude(pk=model.pk).filter(params_total__gte=total / 2.5, params_total__lte=total * 2.5)
+    sized = [
+        (m, m.params_total)
+        for m in candidates.only("hub_id", "display_name", "params_total", "is_moe", "attention_kind")
+        if m.params_total
+    ]
 
-    def distance(other: Model) -> tuple[bool, bool, float]:
-        size = abs(math.log(other.params_total / model.params_total))
+    def distance(candidate: tuple[Model, int]) -> tuple[bool, bool, float]:
+        other, other_total = candidate
+        size = abs(math.log(other_total / total))
         return (other.is_moe != model.is_moe, other.attention_kind != model.attention_kind, size)
 
-    chosen = sorted(candidates.only("hub_id", "display_name", "params_total", "is_moe", "attention_kind"), key=distance)
+    chosen = sorted(sized, key=distance)
     return [
-        SimilarModel(m.url, m.display_name, m.params_total / 1e9, bool(m.is_moe), m.attention_kind)
-        for m in chosen[:limit]
+        SimilarModel(m.url, m.display_name, params / 1e9, bool(m.is_moe), m.attention_kind)
+        for m, params in chosen[:limit]
     ]
