@@ -350,10 +350,12 @@ class _Estimates:
     def __init__(self, spec: ModelSpec, builds: Sequence[Build]) -> None:
         self.spec = spec
         self.builds = {b.key: b for b in builds}
-        self._cache: dict[tuple[Workload, str], tuple[Breakdown, int]] = {}
+        self._cache: dict[Workload, tuple[Breakdown, int]] = {}
 
     def workload(self, state: CalculatorState, mode: Mode, precision: str, **changes: Any) -> Workload:
+        """The core's workload for ``precision``; a published build sizes its weights from its files."""
         build = self.builds.get(precision)
+        measured = build.file_size_bytes if build is not None and mode is Mode.INFERENCE else None
         return replace(
             Workload(
                 mode=mode,
@@ -367,21 +369,17 @@ class _Estimates:
                 lora_rank=state.rank,
                 gradient_checkpointing=state.checkpointing,
                 optimizer=Optimizer(state.optimizer),
+                weights_file_bytes=measured or None,
             ),
             **changes,
         )
 
-    def need(self, workload: Workload, build_key: str = "") -> tuple[Breakdown, int]:
-        """The breakdown and the GPU total; a build with a measured size replaces the computed weights."""
-        key = (workload, build_key if build_key in self.builds else "")
-        cached = self._cache.get(key)
+    def need(self, workload: Workload) -> tuple[Breakdown, int]:
+        """The breakdown and its GPU total, estimated once per workload on a page."""
+        cached = self._cache.get(workload)
         if cached is None:
             breakdown = estimate(self.spec, workload)
-            total = breakdown.total_bytes
-            build = self.builds.get(key[1])
-            if build is not None and build.file_size_bytes and workload.mode is Mode.INFERENCE:
-                total = total - breakdown.bytes_of("weights") + build.file_size_bytes
-            cached = self._cache[key] = (breakdown, total)
+            cached = self._cache[workload] = (breakdown, breakdown.total_bytes)
         return cached
 
 
@@ -498,7 +496,7 @@ def _build_rows(
     for build in builds:
         need = None
         if build.file_size_bytes:
-            _, need = estimates.need(estimates.workload(state, Mode.INFERENCE, build.key), build.key)
+            _, need = estimates.need(estimates.workload(state, Mode.INFERENCE, build.key))
         one = _smallest_single_gpu(need, gpus) if need else None
         count = None
         if need and one is None and h100 is not None:
@@ -531,7 +529,7 @@ def _context_section(
     points = []
     for context in _context_points(spec.max_context, state.context):
         workload = estimates.workload(state, Mode.INFERENCE, setting.precision, context=context)
-        breakdown, total = estimates.need(workload, setting.precision)
+        breakdown, total = estimates.need(workload)
         points.append(ContextPoint(context, total, breakdown.kv_cache_bytes))
     index = _gpu_index(gpus)
     budgets = []
@@ -558,21 +556,16 @@ def _headroom(
     fixed_by: list[tuple[int, str, Workload]] = []
     for precision in candidates:
         base = estimates.workload(state, Mode.INFERENCE, precision, context=1, concurrency=1)
-        fixed_by.append((estimates.need(base, precision)[1], precision, base))
+        fixed_by.append((estimates.need(base)[1], precision, base))
     fitting = [f for f in fixed_by[1:] if f[0] <= usable]
     chosen = fixed_by[0] if fixed_by[0][0] <= usable or not fitting else max(fitting, key=lambda f: f[0])
     fixed, precision, base = chosen
     tokens = 0
     if fixed <= usable:
         tokens = max_context(spec, base, gpu, 1)
-        build = estimates.builds.get(precision)
-        if build is not None and build.file_size_bytes:
-            # the core sizes the generic precision's weights; the measured file differs by a fixed amount
-            delta = build.file_size_bytes - estimates.need(base)[0].bytes_of("weights")
-            tokens = _tokens_within(spec, base, usable - delta, estimates)
     full = None
     if spec.max_context:
-        full = estimates.need(replace(base, context=spec.max_context), precision)[1]
+        full = estimates.need(replace(base, context=spec.max_context))[1]
     return Headroom(
         precision_label=precision_label(precision, list(estimates.builds.values())),
         is_current=precision == setting.precision,
@@ -584,19 +577,6 @@ def _headroom(
         full_context_bytes=full,
         full_context_fits=full is not None and full <= usable,
     )
-
-
-def _tokens_within(spec: ModelSpec, base: Workload, budget: int, estimates: _Estimates) -> int:
-    """Longest single-request context whose estimate stays within ``budget`` bytes (binary search)."""
-    cap = spec.max_context or PRESET_CONTEXTS[-1]
-    low, high = 0, cap
-    while low < high:
-        mid = (low + high + 1) // 2
-        if estimate(spec, replace(base, context=mid)).total_bytes <= budget:
-            low = mid
-        else:
-            high = mid - 1
-    return low
 
 
 def _inverse(estimates: _Estimates, state: CalculatorState, spec: ModelSpec, gpus: Sequence[GpuSpec]) -> Inverse | None:
@@ -624,7 +604,7 @@ def _local(estimates: _Estimates, state: CalculatorState, builds: Sequence[Build
         options.append((precision_label(precision), need))
     for build in builds:
         if build.file_size_bytes:
-            _, need = estimates.need(estimates.workload(state, Mode.INFERENCE, build.key), build.key)
+            _, need = estimates.need(estimates.workload(state, Mode.INFERENCE, build.key))
             options.append((build.label, need))
     options.sort(key=lambda o: o[1])
     smallest = options[0][1]
@@ -695,7 +675,7 @@ def model_page(inputs: PageInputs) -> ModelPage:
     estimates = _Estimates(spec, builds)
     setting = _setting(state, builds)
     workload = estimates.workload(state, setting.mode, setting.precision)
-    breakdown, need = estimates.need(workload, setting.precision)
+    breakdown, need = estimates.need(workload)
     on_gpu = [t for t in breakdown.terms if t.on_gpu and t.bytes > 0]
     gpu_total = sum(t.bytes for t in on_gpu) or 1
     rows, offset = [], 0.0

@@ -42,6 +42,7 @@ _FORMULAS: Mapping[tuple[str, str], Promise] = {
     ("weights", "host_embedding"): _(
         "{params} parameters × {bits} bits ÷ 8 ({precision}: {rule}) − {host} bytes kept in host RAM"
     ),
+    ("weights", "measured"): _("{bytes} bytes: the build's weight files as published or listed on the Hub"),
     ("weights", "lora"): _("{params} parameters × {bits} bits ÷ 8 (frozen base weights, {shard})"),
     ("weights", "qlora"): _(
         "{params} parameters × {bits} bits ÷ 8 (frozen NF4 base, non-4-bit tensors cast to fp32, {shard})"

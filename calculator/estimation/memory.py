@@ -93,11 +93,17 @@ def _inference_terms(
 ) -> list[Term]:
     spec = facts.spec
     weights, avg_bits, params = weights_detail(facts, precision, load_mtp=workload.load_mtp_layers)
-    if precision.estimated:
-        estimated.append("weights")
-    host_embedding, embed_bits = _host_embedding(facts, engine, precision, weights)
-    gpu_weights = weights - (host_embedding if facts.counts.lm_head else 0)
-    terms = [_weights_term(precision, params, avg_bits, weights, gpu_weights)]
+    if workload.weights_file_bytes:
+        # the files hold the whole checkpoint; the engine loads all of it onto the GPUs
+        weights = gpu_weights = int(workload.weights_file_bytes)
+        host_embedding, embed_bits = 0, 0.0
+        terms = [Term("weights", weights, {"bytes": weights, "precision": precision.label}, variant="measured")]
+    else:
+        if precision.estimated:
+            estimated.append("weights")
+        host_embedding, embed_bits = _host_embedding(facts, engine, precision, weights)
+        gpu_weights = weights - (host_embedding if facts.counts.lm_head else 0)
+        terms = [_weights_term(precision, params, avg_bits, weights, gpu_weights)]
     if host_embedding:
         terms.append(
             Term(

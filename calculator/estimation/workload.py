@@ -43,6 +43,9 @@ class Workload:
     kv_dtype: str = "fp16"  # a key of KV_DTYPES
     tensor_parallel: int = 1  # GPUs one model replica is split over (KV heads replicate when > KV heads)
     load_mtp_layers: bool = True  # count multi-token-prediction layers the checkpoint stores (see SOURCES.md)
+    # A real build's weight files, measured (Hub file listing) or as published: replaces the computed weights for
+    # inference, since a measured size beats a formula (docs/methodology.md §1.1). None: computed from `precision`.
+    weights_file_bytes: int | None = None
     # fine-tuning knobs
     batch_size: int = 1  # micro-batch per GPU
     sequence_length: int | None = None  # tokens per training sample; None: the context

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import cache
 
+import pytest
 from django.utils import translation
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -113,3 +114,17 @@ def test_modes_and_optimizers_may_be_given_as_plain_strings():
     as_enum = estimate(spec, Workload(mode=Mode.FULL, optimizer=Optimizer.SGD))
     assert as_text.total_bytes == as_enum.total_bytes
     assert as_text.bytes_of("optimizer") == 4 * spec.params_total  # SGD keeps only the fp32 master copy
+
+
+def test_a_measured_weight_file_size_replaces_the_computed_weights():
+    spec = hub_spec("meta-llama/Llama-3.1-8B-Instruct")
+    computed = estimate(spec, Workload(precision="q4_k_m"))
+    measured = estimate(spec, Workload(precision="q4_k_m", weights_file_bytes=4_920_734_016))
+    weights = measured.term("weights")
+    assert weights is not None and weights.bytes == 4_920_734_016 and weights.variant == "measured"
+    assert not weights.estimated
+    # everything else is sized as before; only the weights (and the overhead that scales with them) move
+    assert measured.kv_cache_bytes == computed.kv_cache_bytes
+    assert measured.total_bytes - computed.total_bytes == pytest.approx(
+        4_920_734_016 - computed.bytes_of("weights"), rel=0.15
+    )
