@@ -2,7 +2,7 @@
 
 Two ways in: the recorded Hub folder (`<org>/<name>/{config.json,meta.json}`) and live Hub responses
 (`hub.HubModelInfo` + config.json + quantized sibling repos). Both end in a `ModelRecord` that
-`services.model_record_save` writes in one transaction. The product's reference facts (the seed documents'
+`services.model_record_save` writes in one transaction. The facts only published articles give (their
 figures and builds, `data/reference_facts.json`) are merged into the record of the models they name.
 """
 
@@ -109,7 +109,8 @@ def record_from_folder(folder: Path, fetched_at: datetime) -> ModelRecord:
             raise RecordError(f"{config_path}: {exc}") from exc
     status_text = str(meta.get("config_status") or "")
     config_status = "none" if config is None else ("partial" if status_text.startswith("partial") else "complete")
-    citation = f"recorded Hub data, {hub_id.value}/meta.json"
+    # Cite what a reader can look up (the model's listed sources), not a file of ours.
+    citation = f"Hugging Face Hub facts for {hub_id.value}, recorded {fetched_at:%Y-%m-%d} from its listed sources"
 
     figures: list[Figure] = []
     total = _int_or_none(meta.get("total_params"))
@@ -124,7 +125,9 @@ def record_from_folder(folder: Path, fetched_at: datetime) -> ModelRecord:
     ):
         if meta.get(key):
             text = str(meta[key])
-            figures.append(Figure(kind, "model_card", parse_param_text(text), text, f"{citation} ({key})"))
+            figures.append(
+                Figure(kind, "model_card", parse_param_text(text), text, f"{citation} (published figure, as written)")
+            )
     max_context = _int_or_none(meta.get("max_context"))
     if max_context is not None:
         figures.append(Figure("max_context", "config", max_context, "", citation))

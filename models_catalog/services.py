@@ -135,7 +135,7 @@ def _apply(model: Model, record: ModelRecord, summary: ArchitectureSummary, conf
 
 def _all_figures(record: ModelRecord, summary: ArchitectureSummary) -> list[Figure]:
     figures = list(record.figures)
-    detail = "ModelSpec.from_hf_config over the stored config.json"
+    detail = "counted layer by layer from the model's config.json"
     if record.config_status == "partial":
         detail += " (partial config: some tensors may be missing)"
     if summary.params_computed is not None:

@@ -86,7 +86,8 @@ SOURCE_RULES: tuple[SourceRule, ...] = (
     SourceRule(
         "German community article 'GLM-5.3-Flash VRAM-Anforderungen'",
         "",
-        "GLM-5.3-Flash VRAM-Anforderungen (German community article)",
+        "GLM-5.3-Flash VRAM-Anforderungen: Wie viel Speicher Sie benötigen, um ein 320B MoE auszuführen"
+        " (German community article)",
         LOW,
     ),
 )
