@@ -233,7 +233,7 @@ PRICING_STALE_AFTER_HOURS = env_int("PRICING_STALE_AFTER_HOURS", 7 * 24)
 
 # --- Catalog ----------------------------------------------------------------------------------------------------
 # The Hugging Face Hub the importer reads (tests point a worker at a local server replaying recorded responses).
-HUB_ENDPOINT = env_str("HUB_ENDPOINT", "https://huggingface.co")
+HUB_ENDPOINT = env_str("HUB_ENDPOINT") or "https://huggingface.co"
 HUB_TOKEN = env_str("HUB_TOKEN")  # optional: lets the importer read gated repos the token has accepted
 HUB_TIMEOUT_S = env_int("HUB_TIMEOUT_S", 10)
 HUB_MAX_RETRIES = env_int("HUB_MAX_RETRIES", 3)

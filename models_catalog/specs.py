@@ -43,7 +43,8 @@ class SpecUnavailable(ValueError):
 
 
 def missing_keys(config: Mapping[str, Any]) -> list[str]:
-    text = config.get("text_config") if isinstance(config.get("text_config"), Mapping) else {}
+    nested = config.get("text_config")
+    text: Mapping[str, Any] = nested if isinstance(nested, Mapping) else {}
     return [
         key for key in REQUIRED_KEYS if not any(name in config or name in text for name in (key, *_KEY_ALIASES[key]))
     ]

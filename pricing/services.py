@@ -88,8 +88,7 @@ def gpus_sync() -> int:
 
 def prices_generation() -> str:
     """Cache version for anything computed from prices; a refresh bumps it."""
-    generation: str = cache.get_or_set(PRICES_GENERATION_KEY, _new_generation, timeout=None)
-    return generation
+    return str(cache.get_or_set(PRICES_GENERATION_KEY, _new_generation, timeout=None))
 
 
 def prices_generation_bump() -> None:

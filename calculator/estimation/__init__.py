@@ -1,7 +1,8 @@
 """The estimation core: memory, fit, speed and cost. Pure Python, no Django."""
 
+from pricing.offers import HOURS_PER_MONTH
+
 from .cost import (
-    HOURS_PER_MONTH,
     ApiPrice,
     BreakEven,
     TrafficMix,
