@@ -277,7 +277,7 @@ def _sized_build(fmt: str, label: str, repo_id: str, size: int, params_total: in
 
 # --- the product's reference facts -----
 def load_reference_facts(path: Path = REFERENCE_FACTS) -> dict[str, dict[str, Any]]:
-    """Facts and builds the reference documents give for a model, keyed by lower-cased Hub id."""
+    """Facts and builds only published articles give for a model, keyed by lower-cased Hub id."""
     data = json.loads(path.read_text(encoding="utf-8"))
     documents = data["documents"]
     result: dict[str, dict[str, Any]] = {}
@@ -320,7 +320,7 @@ def load_reference_facts(path: Path = REFERENCE_FACTS) -> dict[str, dict[str, An
 
 
 def with_reference_facts(record: ModelRecord, reference: Mapping[str, Mapping[str, Any]]) -> ModelRecord:
-    """Add the reference documents' figures and builds; a reference figure fills a fact nothing else gave."""
+    """Add the published articles' figures and builds; a reference figure fills a fact nothing else gave."""
     entry = reference.get(record.hub_id.value.lower())
     if not entry:
         return record
