@@ -6,11 +6,12 @@ Pages show memory in GB = 10^9 bytes, as the reference page does, and say so.
 from __future__ import annotations
 
 from datetime import date, datetime
-from functools import cache
+from decimal import Decimal
+from functools import cache, lru_cache
 
 from babel import Locale
 from babel.dates import format_skeleton
-from babel.numbers import NumberPattern, format_currency, parse_pattern
+from babel.numbers import NumberPattern, parse_pattern
 from django.utils.translation import get_language, to_locale
 
 from pricing.gpus import BYTES_PER_GB
@@ -38,17 +39,21 @@ def format_number(value: float | int | None, digits: int = 0, locale: str | None
     return _decimal_pattern(max(0, digits)).apply(value, _locale(locale or current_locale()))
 
 
-def format_money(value: float | None, digits: int = 2, locale: str | None = None) -> str:
+@cache
+def _money_pattern(digits: int, locale: str) -> NumberPattern:
+    if digits == 2:
+        return _locale(locale).currency_formats["standard"]
+    number = "#,##0" + ("." + "0" * digits if digits > 0 else "")
+    return parse_pattern(f"¤{number}" if locale.startswith("en") else f"{number}\u00a0¤")
+
+
+def format_money(value: float | Decimal | None, digits: int = 2, locale: str | None = None) -> str:
     """USD per locale: '$19.12' (en) / '19,12 $' (de). digits=0 for monthly totals ('$13,958'), 3 for per-token
     prices ('$0.075')."""
     if value is None:
         return "–"
-    pattern = None
     loc = locale or current_locale()
-    if digits != 2:
-        number = "#,##0" + ("." + "0" * digits if digits > 0 else "")
-        pattern = f"¤{number}" if loc.startswith("en") else f"{number}\u00a0¤"
-    return format_currency(value, "USD", format=pattern, locale=_locale(loc), currency_digits=digits == 2)
+    return _money_pattern(digits, loc).apply(value, _locale(loc), currency="USD", currency_digits=digits == 2)
 
 
 def format_gb(value_bytes: float | int | None, digits: int | None = None, locale: str | None = None) -> str:
@@ -65,4 +70,10 @@ def format_day(value: date | datetime | None, locale: str | None = None) -> str:
     """'Nov 13, 2026' (en) / '13. Nov. 2026' (de)."""
     if value is None:
         return "–"
-    return format_skeleton("yMMMd", value, locale=locale or current_locale())
+    day = value.date() if isinstance(value, datetime) else value
+    return _day(day, locale or current_locale())
+
+
+@lru_cache(maxsize=4096)
+def _day(day: date, locale: str) -> str:
+    return format_skeleton("yMMMd", day, locale=_locale(locale))
