@@ -42,7 +42,7 @@ from calculator.estimation import (
 )
 from calculator.estimation.applicability import choose_mode
 from calculator.forms import MAC_MEMORY_GIB, PRESET_CONTEXTS, CalculatorState, Choice, PageChoices
-from models_catalog.architecture import ModelSpec
+from models_catalog.architecture import AttentionKind, ModelSpec
 from pricing.gpus import GpuSpec
 from pricing.offers import OfferRecord
 
@@ -51,6 +51,7 @@ INVERSE_PRECISIONS: tuple[str, ...] = ("fp16", "fp8", "int8", "int4")
 MODES: tuple[Mode, ...] = (Mode.INFERENCE, Mode.LORA, Mode.QLORA, Mode.FULL)
 LOCAL_GPUS: tuple[str, ...] = ("rtx-3090", "rtx-4090", "rtx-5090", "rtx-pro-6000-blackwell")
 BUILD_PREFIX = "build:"
+MAC_PREFIX = "mac-"
 # Budget lines on the context chart: common hardware by its usable memory (90 % fill, as the GPU counts).
 BUDGET_GPUS: tuple[tuple[str, int], ...] = (("rtx-4090", 1), ("h100-sxm", 1), ("h200-sxm", 1), ("h100-sxm", 8))
 HEADROOM_GPU = "h200-sxm"
@@ -257,8 +258,20 @@ class InverseRow:
 
 
 @dataclass(frozen=True, slots=True)
+class UnifiedMemory:
+    """A Mac as hardware for the inverse question: one machine whose GPU may use up to ``budget_bytes``."""
+
+    slug: str
+    name: str
+    memory_bytes: int
+    budget_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
 class Inverse:
-    gpu: GpuSpec
+    label: str  # "H200 141GB" or "Mac with 128 GB"
+    is_mac: bool
+    budget_bytes: int  # what the fits were checked against: 90 % of each GPU, or a Mac's raised GPU limit
     count: int
     context: int
     concurrency: int
@@ -324,7 +337,26 @@ class Faq:
 
 
 @dataclass(frozen=True, slots=True)
+class CacheLayout:
+    """Which layers keep a per-token KV cache: the reason a hybrid model's cache is far below 2·L·H·d·T."""
+
+    total_layers: int
+    cached_layers: int  # full, sliding-window or MLA attention
+    state_layers: int  # linear attention / SSM: a fixed-size state per request
+    sliding_layers: int
+
+
+def _cache_layout(spec: ModelSpec) -> CacheLayout:
+    counts = {kind: 0 for kind in AttentionKind}
+    for group in spec.layer_groups:
+        counts[group.kind] += group.count
+    cached = counts[AttentionKind.FULL] + counts[AttentionKind.SLIDING] + counts[AttentionKind.MLA]
+    return CacheLayout(spec.num_layers, cached, counts[AttentionKind.LINEAR], counts[AttentionKind.SLIDING])
+
+
+@dataclass(frozen=True, slots=True)
 class ModelPage:
+    cache_layout: CacheLayout
     setting: Setting
     breakdown: Breakdown
     rows: tuple[BreakdownRow, ...]
@@ -580,9 +612,18 @@ def _headroom(
 
 
 def _inverse(estimates: _Estimates, state: CalculatorState, spec: ModelSpec, gpus: Sequence[GpuSpec]) -> Inverse | None:
-    gpu = _gpu_index(gpus).get(state.gpu)
-    if gpu is None:
+    hardware: GpuSpec | UnifiedMemory | None = _gpu_index(gpus).get(state.gpu)
+    count, budget, label, is_mac = state.gpus, None, "", False
+    if state.gpu.startswith(MAC_PREFIX) and state.gpu[len(MAC_PREFIX) :].isdigit():
+        gib = int(state.gpu[len(MAC_PREFIX) :])
+        budget = apple_fit(0, gib * GIB).max_raised_limit_bytes
+        hardware = UnifiedMemory(state.gpu, f"Mac {gib} GB", gib * GIB, budget)
+        count, label, is_mac = 1, str(gib), True
+    if hardware is None:
         return None
+    if not is_mac:
+        label = hardware.short_name if isinstance(hardware, GpuSpec) else hardware.name
+        budget = usable_bytes(hardware.memory_bytes) * count
     rows = []
     for precision in INVERSE_PRECISIONS:
         workload = estimates.workload(state, Mode.INFERENCE, precision)
@@ -590,11 +631,11 @@ def _inverse(estimates: _Estimates, state: CalculatorState, spec: ModelSpec, gpu
             InverseRow(
                 precision=precision,
                 label=precision_label(precision),
-                max_context=max_context(spec, workload, gpu, state.gpus),
-                max_concurrency=max_concurrency(spec, workload, gpu, state.gpus),
+                max_context=max_context(spec, workload, hardware, count, budget_bytes=budget),
+                max_concurrency=max_concurrency(spec, workload, hardware, count, budget_bytes=budget),
             )
         )
-    return Inverse(gpu, state.gpus, state.context, state.concurrency, tuple(rows))
+    return Inverse(label, is_mac, budget or 0, count, state.context, state.concurrency, tuple(rows))
 
 
 def _local(estimates: _Estimates, state: CalculatorState, builds: Sequence[Build], gpus: Sequence[GpuSpec]) -> Local:
@@ -736,6 +777,7 @@ def model_page(inputs: PageInputs) -> ModelPage:
         largest_gpu_name=largest.short_name if largest else "",
     )
     return ModelPage(
+        cache_layout=_cache_layout(spec),
         setting=setting,
         breakdown=breakdown,
         rows=tuple(rows),
@@ -785,4 +827,5 @@ def page_choices(max_context: int | None, builds: Sequence[Build], gpus: Sequenc
     precisions = [Choice(p, precision_label(p)) for p in FORM_PRECISIONS]
     precisions += [Choice(b.key, b.label) for b in builds if b.file_size_bytes]
     hardware = [Choice(g.slug, g.name) for g in gpus if g.segment in INVERSE_GPU_SEGMENTS]
+    hardware += [Choice(f"{MAC_PREFIX}{gib}", f"Mac {gib} GB") for gib in MAC_MEMORY_GIB]
     return PageChoices(precisions=tuple(precisions), max_context=max_context, gpus=tuple(hardware))

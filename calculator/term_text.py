@@ -68,9 +68,7 @@ _FORMULAS: Mapping[tuple[str, str], Promise] = {
         "SGLang reserved_mem = 512 + 1.5 × chunked_prefill + 2 × cuda_graph_max_bs + 128 MiB, at least 10 GiB on "
         "GPUs over 60 GiB = {reserved} MiB"
     ),
-    ("overhead", "training"): _(
-        "10 % × {base} bytes + 1 GB per GPU (CUDA context, allocator fragmentation; the seed's rule)"
-    ),
+    ("overhead", "training"): _("10 % × {base} bytes + 1 GB per GPU (CUDA context, allocator fragmentation)"),
     ("compute_buffer", "llama.cpp"): _("max(4 × {ubatch} × (1 + 4 × {h}), 4 × {ubatch} × ({h} + {vocab})) bytes"),
     ("compute_buffer", "ollama"): _(
         "Ollama's graph estimate max(4 × {ubatch} × (1 + 4 × {h} + {cells} × (1 + {heads})), 4 × {ubatch} × "

@@ -34,12 +34,15 @@ def _largest(fits: Callable[[int], bool], low: int, high: int) -> int:
     return low
 
 
-def max_context(spec: ModelSpec, workload: Workload, hardware: GpuLike, gpu_count: int = 1) -> int:
+def max_context(
+    spec: ModelSpec, workload: Workload, hardware: GpuLike, gpu_count: int = 1, budget_bytes: int | None = None
+) -> int:
     """Longest context per request (tokens) that fits ``gpu_count`` GPUs at 90 % fill with the workload's
     concurrency; capped at the model's own context limit when known; 0 when not even one token fits."""
     if workload.mode != Mode.INFERENCE:
         workload = replace(workload, mode=Mode.INFERENCE)
-    budget = _budget(hardware, gpu_count)
+    # a unified-memory machine is one budget (its GPU memory limit), not GPUs filled to 90 %
+    budget = budget_bytes if budget_bytes is not None else _budget(hardware, gpu_count)
     cap = spec.max_context if spec.max_context and spec.max_context > 0 else MAX_CONTEXT_SEARCHED
 
     def fits(context: int) -> bool:
@@ -48,11 +51,14 @@ def max_context(spec: ModelSpec, workload: Workload, hardware: GpuLike, gpu_coun
     return max(0, _largest(fits, 1, cap))
 
 
-def max_concurrency(spec: ModelSpec, workload: Workload, hardware: GpuLike, gpu_count: int = 1) -> int:
+def max_concurrency(
+    spec: ModelSpec, workload: Workload, hardware: GpuLike, gpu_count: int = 1, budget_bytes: int | None = None
+) -> int:
     """Most parallel requests of the workload's context that fit ``gpu_count`` GPUs at 90 % fill; 0 if none."""
     if workload.mode != Mode.INFERENCE:
         workload = replace(workload, mode=Mode.INFERENCE)
-    budget = _budget(hardware, gpu_count)
+    # a unified-memory machine is one budget (its GPU memory limit), not GPUs filled to 90 %
+    budget = budget_bytes if budget_bytes is not None else _budget(hardware, gpu_count)
 
     def fits(concurrency: int) -> bool:
         return estimate(spec, replace(workload, concurrency=concurrency)).total_bytes <= budget

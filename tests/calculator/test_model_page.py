@@ -297,3 +297,14 @@ def test_no_reader_facing_text_describes_how_the_site_was_built(client, seed_sit
         text = client.get(path).content.decode()
         for leak in ("Reference document", "specified from", "from_hf_config", "code-index", "meta.json", "seed"):
             assert leak not in text, (path, leak)
+
+
+def test_inverse_question_on_a_mac_uses_its_raised_gpu_limit(client, seed_site):
+    _, page = _get(client, "/en/models/meta-llama/Llama-3.1-8B-Instruct/?gpu=mac-64")
+
+    assert "Mac with 64 GB" in page.one(id="inverse-caption").text
+    fp16 = page.one("table", id="inverse-table").one("tr", data_precision="fp16")
+    assert int(fp16.one(data_max_context=True).attrs["data-max-context"]) == 131072  # the model's own limit
+    _, on_gpu = _get(client, "/en/models/meta-llama/Llama-3.1-8B-Instruct/?gpu=rtx-4090")
+    row = on_gpu.one("table", id="inverse-table").one("tr", data_precision="fp16")
+    assert int(row.one(data_max_context=True).attrs["data-max-context"]) < 131072
