@@ -10,4 +10,4 @@ def wants_fragment(request: HttpRequest) -> bool:
     re-requesting the URL with ``HX-Request`` *and* ``HX-History-Restore-Request`` set; that request must get the
     whole page, or the reader is left with a bare fragment."""
     htmx = getattr(request, "htmx", None)
-    return bool(htmx) and not htmx.history_restore_request
+    return bool(htmx and not htmx.history_restore_request)

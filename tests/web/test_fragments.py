@@ -6,6 +6,7 @@ import ast
 from pathlib import Path
 
 import pytest
+from django.http import HttpResponse
 from django.test import RequestFactory
 from django_htmx.middleware import HtmxMiddleware
 
@@ -16,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _request(headers: dict[str, str]):
     request = RequestFactory().get("/en/models/", headers=headers)
-    HtmxMiddleware(lambda r: None)(request)
+    HtmxMiddleware(lambda r: HttpResponse())(request)
     return request
 
 
