@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext, pgettext_lazy
+from django.utils.translation import ngettext
 
 from calculator.estimation import ENGINES, KV_DTYPES, PRECISIONS
 
@@ -54,9 +54,9 @@ FIELD_LABELS = {
 }
 
 VERDICTS = {
-    "fits": pgettext_lazy("mac verdict", "Fits"),
-    "raise": pgettext_lazy("mac verdict", "Fits after raising the GPU memory limit"),
-    "no": pgettext_lazy("mac verdict", "Does not fit"),
+    "fits": _("Fits as it is"),
+    "raise": _("Fits after raising the GPU memory limit"),
+    "no": _("Does not fit"),
 }
 
 
