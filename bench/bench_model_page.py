@@ -17,6 +17,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,13 +27,17 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 PAGES = (
     ("model page, GLM-5.3-Flash (MoE, builds)", "/en/models/zai-org/GLM-5.3-Flash/", False),
     ("model page, Llama-3.1-8B (dense)", "/en/models/meta-llama/Llama-3.1-8B-Instruct/", False),
-    ("model page, German, INT4, 32K x 4", "/de/models/zai-org/GLM-5.3-Flash/?precision=int4&context=32K&concurrency=4", False),
+    (
+        "model page, German, INT4, 32K x 4",
+        "/de/models/zai-org/GLM-5.3-Flash/?precision=int4&context=32K&concurrency=4",
+        False,
+    ),
     ("HTMX fragment, GLM-5.3-Flash INT8", "/en/models/zai-org/GLM-5.3-Flash/?precision=int8", True),
     ("HTMX fragment, Llama-3.1-8B LoRA", "/en/models/meta-llama/Llama-3.1-8B-Instruct/?mode=lora", True),
 )
 
 
-def _scratch_database() -> tuple[str, object]:
+def _scratch_database() -> tuple[str, Callable[[], None]]:
     """Points DATABASE_URL at a scratch database; returns (description, cleanup)."""
     url = os.environ.get("DATABASE_URL", "")
     if url.startswith(("postgres://", "postgresql://")):
@@ -112,6 +117,7 @@ def _math_only() -> None:
 
     for hub_id in ("zai-org/GLM-5.3-Flash", "meta-llama/Llama-3.1-8B-Instruct"):
         model = selectors.model_by_hub_id(hub_id)
+        assert model is not None, f"{hub_id} is in the bundled catalog"
         sources = page_data.page_sources(model, selectors.model_facts(model), date.today())
         inputs = sources.inputs(parse_state(QueryDict(""), sources.choices).state)
         model_page(inputs)

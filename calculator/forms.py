@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from django.http import QueryDict
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext as _
 
 from calculator.estimation import ENGINES, KV_DTYPES, OPTIMIZERS, Mode
 
@@ -145,7 +145,11 @@ def _short(value: str) -> str:
     return value if len(value) <= 40 else value[:40] + "…"
 
 
-def _int_in(name: str, low: int, high: int):
+# A field's parser: raw text → (value or None, the problem to show the reader or None).
+Parser = Callable[[str], tuple[Any, str | None]]
+
+
+def _int_in(low: int, high: int) -> Parser:
     def parse(raw: str) -> tuple[Any, str | None]:
         try:
             number = float(raw.strip())
@@ -160,7 +164,7 @@ def _int_in(name: str, low: int, high: int):
     return parse
 
 
-def _float_in(low: float, high: float):
+def _float_in(low: float, high: float) -> Parser:
     def parse(raw: str) -> tuple[Any, str | None]:
         try:
             number = float(raw.strip())
@@ -173,7 +177,7 @@ def _float_in(low: float, high: float):
     return parse
 
 
-def _one_of(options: Sequence[str]):
+def _one_of(options: Sequence[str]) -> Parser:
     lowered = {o.lower(): o for o in options}
 
     def parse(raw: str) -> tuple[Any, str | None]:
@@ -194,7 +198,7 @@ def _flag(raw: str) -> tuple[Any, str | None]:
     return None, _("not on or off")
 
 
-def _context(max_context: int | None):
+def _context(max_context: int | None) -> Parser:
     limit = max_context or MAX_CONTEXT_TOKENS
 
     def parse(raw: str) -> tuple[Any, str | None]:
@@ -210,23 +214,23 @@ def _context(max_context: int | None):
     return parse
 
 
-def _parsers(choices: PageChoices) -> Mapping[str, Any]:
+def _parsers(choices: PageChoices) -> Mapping[str, Parser]:
     return {
         "precision": _one_of([c.value for c in choices.precisions]),
         "mode": _one_of([m.value for m in Mode]),
         "engine": _one_of(list(ENGINES)),
-        "concurrency": _int_in("concurrency", 1, MAX_CONCURRENCY),
+        "concurrency": _int_in(1, MAX_CONCURRENCY),
         "context": _context(choices.max_context),
         "kv": _one_of(list(KV_DTYPES)),
-        "batch": _int_in("batch", 1, MAX_BATCH),
+        "batch": _int_in(1, MAX_BATCH),
         "seq": _context(choices.max_context),
-        "rank": _int_in("rank", 1, MAX_LORA_RANK),
+        "rank": _int_in(1, MAX_LORA_RANK),
         "optimizer": _one_of(list(OPTIMIZERS)),
         "checkpointing": _flag,
         "gpu": _one_of([c.value for c in choices.gpus]),
-        "gpus": _int_in("gpus", 1, MAX_GPUS),
+        "gpus": _int_in(1, MAX_GPUS),
         "ratio": _float_in(0.0, 1000.0),
-        "cached": _int_in("cached", 0, 100),
+        "cached": _int_in(0, 100),
     }
 
 
@@ -245,17 +249,17 @@ def parse_state(query: QueryDict, choices: PageChoices) -> ParsedState:
             continue
         raw = given[0]
         if len(given) > 1:
-            ignored.append(Ignored(name, _short(given[-1]), str(_("given more than once; used the first value"))))
+            ignored.append(Ignored(name, _short(given[-1]), _("given more than once; used the first value")))
         if raw.strip() == "":
             continue
         if len(raw) > MAX_VALUE_CHARS:
-            ignored.append(Ignored(name, _short(raw), str(_("too long"))))
+            ignored.append(Ignored(name, _short(raw), _("too long")))
             continue
         value, problem = parsers[name](raw)
         if value is not None:
             values[name] = value
         if problem is not None:
-            ignored.append(Ignored(name, _short(raw), str(problem)))
+            ignored.append(Ignored(name, _short(raw), problem))
     state = replace(defaults, **values)
     return ParsedState(_consistent(state, choices), tuple(ignored))
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 from calculator.estimation import (
@@ -472,7 +472,7 @@ def _gpus_section(
     ranking = rank(need, offers, gpus)
     index = _gpu_index(gpus)
     shown = [*ranking.by_gpu, *ranking.by_provider]
-    captures = [r.offer.captured_at.date() for r in shown if r.offer.captured_at]
+    captures = [_day(r.offer.captured_at) for r in shown if r.offer.captured_at]
     return Gpus(
         need_bytes=need,
         by_gpu=_offer_rows(ranking.by_gpu, spec, workload, index),
@@ -483,6 +483,10 @@ def _gpus_section(
         any_stale=any(r.offer.stale for r in shown),
         any_low_confidence=any(r.offer.confidence == "low" for r in shown),
     )
+
+
+def _day(moment: date | datetime) -> date:
+    return moment.date() if isinstance(moment, datetime) else moment
 
 
 class _Cheapest:

@@ -43,6 +43,7 @@ def model_detail(request: HttpRequest, org: str, name: str) -> HttpResponse:
     parsed = parse_state(request.GET, choices)
     query = state_query(parsed.state, choices)
     base_url = model.get_absolute_url()
+    permalink = base_url + (f"?{query}" if query else "")
     context = {
         "facts": facts,
         "page": model_page(sources.inputs(parsed.state)),
@@ -50,13 +51,13 @@ def model_detail(request: HttpRequest, org: str, name: str) -> HttpResponse:
         "choices": choices,
         "ignored": parsed.ignored,
         "base_url": base_url,
-        "permalink": base_url + (f"?{query}" if query else ""),
+        "permalink": permalink,
         "similar": selectors.similar_models(model),
         "context_presets": [c for c in PRESET_CONTEXTS if not choices.max_context or c <= choices.max_context],
         "unsizable": "",
     }
     if wants_fragment(request):
         response = render(request, "calculator/_results.html", {**context, "oob": True})
-        response["HX-Push-Url"] = context["permalink"]
+        response["HX-Push-Url"] = permalink
         return response
     return render(request, "calculator/model.html", context)

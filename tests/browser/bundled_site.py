@@ -17,6 +17,7 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Literal
 
 from tests.support import wait_for
 
@@ -34,7 +35,7 @@ PAGE_TYPES: dict[str, tuple[str, int]] = {
 }
 LANGUAGES = ("en", "de")
 WIDTHS = (375, 1280)
-COLOR_SCHEMES = ("light", "dark")
+COLOR_SCHEMES: tuple[Literal["light", "dark"], ...] = ("light", "dark")
 
 
 def free_port() -> int:

@@ -51,4 +51,3 @@ def test_back_after_two_catalog_filters_restores_the_whole_page(browser_page):
     page.wait_for_function("() => location.search.includes('q=Qwen')")
     page.wait_for_function("() => document.querySelectorAll('tr[data-hub-id]').length > 1")
     assert _whole_page(page)
-
