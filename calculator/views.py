@@ -13,19 +13,17 @@ from calculator import page_data
 from calculator.forms import PRESET_CONTEXTS, parse_state, state_query
 from calculator.page import model_page
 from models_catalog import selectors
-from models_catalog.hub_ids import InvalidHubId, parse_hub_id
 from models_catalog.specs import SpecUnavailable
-from models_catalog.views import unknown_model
+from models_catalog.views import parsed_hub_id, unknown_model
 from web.fragments import wants_fragment
 
 
 @require_GET
 @vary_on_headers("HX-Request")
 def model_detail(request: HttpRequest, org: str, name: str) -> HttpResponse:
-    try:
-        hub_id = parse_hub_id(f"{org}/{name}")
-    except InvalidHubId as exc:
-        return unknown_model(request, f"{org}/{name}", None, str(exc))
+    hub_id = parsed_hub_id(request, org, name)
+    if isinstance(hub_id, HttpResponse):
+        return hub_id
     model = selectors.model_by_hub_id(hub_id)
     if model is None:
         return unknown_model(request, hub_id.value, hub_id, "")

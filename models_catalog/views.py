@@ -39,6 +39,14 @@ def model_list(request: HttpRequest) -> HttpResponse:
     return render(request, template, context)
 
 
+def parsed_hub_id(request: HttpRequest, org: str, name: str) -> HubId | HttpResponse:
+    """The Hub id a model URL names, or the 404 page that says why it is not one."""
+    try:
+        return parse_hub_id(f"{org}/{name}")
+    except InvalidHubId as exc:
+        return unknown_model(request, f"{org}/{name}", None, str(exc))
+
+
 def unknown_model(request: HttpRequest, typed: str, hub_id: HubId | None, error: str) -> HttpResponse:
     context = {
         "typed": typed,
@@ -77,10 +85,9 @@ def import_start(request: HttpRequest) -> HttpResponse:
 @require_GET
 @vary_on_headers("HX-Request")
 def import_status(request: HttpRequest, org: str, name: str) -> HttpResponse:
-    try:
-        hub_id = parse_hub_id(f"{org}/{name}")
-    except InvalidHubId as exc:
-        return unknown_model(request, f"{org}/{name}", None, str(exc))
+    hub_id = parsed_hub_id(request, org, name)
+    if isinstance(hub_id, HttpResponse):
+        return hub_id
     pending = selectors.import_request_for(hub_id)
     model = selectors.model_by_hub_id(hub_id)
     if pending is None and model is None:
