@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import re
+from datetime import date
+
+from babel.dates import format_skeleton
+from django.utils.translation import get_language, ngettext, to_locale
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
 from calculator.estimation import ENGINES, KV_DTYPES, PRECISIONS
 
@@ -87,3 +91,34 @@ def field_label(name: str) -> str:
 def requests_phrase(count: int) -> str:
     """'1 concurrent request' / '4 concurrent requests', in the reader's language."""
     return ngettext("%(num)s concurrent request", "%(num)s concurrent requests", count) % {"num": count}
+
+
+_HUB_FACTS = re.compile(
+    r"^Hugging Face Hub facts for (?P<id>\S+), recorded (?P<day>\d{4}-\d{2}-\d{2}) from its listed sources"
+    r"(?: \((?P<what>[^)]*)\))?$"
+)
+_COUNTED = re.compile(r"^counted layer by layer from the model's config\.json(?P<partial> \(partial config[^)]*\))?$")
+_WHAT = {
+    "Hub safetensors total": _("the safetensors total"),
+    "published figure, as written": _("the published figure, as written"),
+    "published figure": _("the published figure"),
+}
+
+
+def source_detail(text: str) -> str:
+    """A fact's source detail in the reader's language where we wrote it ourselves; a publication's own title
+    stays as published."""
+    hub = _HUB_FACTS.match(text)
+    if hub:
+        day = format_skeleton("yMMMd", date.fromisoformat(hub["day"]), locale=to_locale(get_language() or "en"))
+        cited = _("Hugging Face Hub page of %(id)s and the sources it lists, recorded %(day)s") % {
+            "id": hub["id"],
+            "day": day,
+        }
+        what = _WHAT.get(hub["what"] or "")
+        return f"{cited} ({what})" if what else cited
+    counted = _COUNTED.match(text)
+    if counted:
+        partial = _(" (the config is partial, so some tensors may be missing)") if counted["partial"] else ""
+        return str(_("counted layer by layer from the model's config.json")) + str(partial)
+    return text

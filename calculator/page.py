@@ -158,6 +158,7 @@ class Summary:
     cheapest: RankedOffer | None
     fits_one_gpu: bool
     largest_gpu_name: str
+    smallest_gpu_name: str  # the smallest single GPU that holds the need, when one does
 
 
 @dataclass(frozen=True, slots=True)
@@ -771,6 +772,7 @@ def model_page(inputs: PageInputs) -> ModelPage:
 
     local = _local(estimates, state, builds, inputs.gpus)
     largest = _largest_datacenter_gpu(inputs.gpus)
+    smallest_gpu = _smallest_single_gpu(need, inputs.gpus)
     smallest_label, smallest_need = local.options[0]
     summary = Summary(
         need_bytes=need,
@@ -779,6 +781,7 @@ def model_page(inputs: PageInputs) -> ModelPage:
         cheapest=gpus.ranking.cheapest,
         fits_one_gpu=largest is not None and need <= usable_bytes(largest.memory_bytes),
         largest_gpu_name=largest.short_name if largest else "",
+        smallest_gpu_name=smallest_gpu.short_name if smallest_gpu else "",
     )
     return ModelPage(
         cache_layout=_cache_layout(spec),

@@ -139,9 +139,11 @@ def _decimals(row: FactRow) -> int:
 def _conflict(kind: str, rows: list[FactRow]) -> bool:
     """Sources disagree when their figures differ even at the precision of the roughest one.
 
-    321.3B vs 320B disagree (321 ≠ 320); 30,532,122,624 vs "30.5B" agree (30.5 = 30.5).
+    321.3B vs 320B disagree (321 ≠ 320); 30,532,122,624 vs "30.5B" agree (30.5 = 30.5). Our own count from the
+    config is shown beside them but is no source: it differs by convention (what counts as active, which tensors
+    a partial config lacks), so it never makes a conflict by itself.
     """
-    numbered = [(r, r.value_int) for r in rows if r.value_int]
+    numbered = [(r, r.value_int) for r in rows if r.value_int and r.source != Source.COMPUTED]
     if kind in PARAM_KINDS and numbered:
         digits = min(_decimals(r) for r, _ in numbered)
         return len({round(value / 1e9, digits) for _, value in numbered}) > 1

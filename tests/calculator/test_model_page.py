@@ -74,7 +74,7 @@ def test_ranking_reproduces_the_seed_rows_cheapest_first(client, seed_site):
     _, page = _get(client, GLM)
 
     rows = page.one("table", id="ranking").select("tr", data_gpu_family=True)
-    assert [(r.select("th")[0].text.replace(" cheapest", ""), _cells(r)[2]) for r in rows] == [
+    assert [(r.select("th")[0].text.replace(" cheapest", ""), _cells(r)[0]) for r in rows] == [
         ("5 × MI300X 192GB", "$19.12"),
         ("6 × H200 141GB", "$30.32"),
         ("3 × B300 288GB", "$35.96"),
@@ -83,7 +83,7 @@ def test_ranking_reproduces_the_seed_rows_cheapest_first(client, seed_site):
     first = rows[0]
     assert first.attrs["data-cheapest"] == "true"
     assert first.one(data_sold_with="8").text == "only sold with 8 GPUs; you need 5"
-    assert _cells(first)[3] == "$13,958"
+    assert _cells(first)[1] == "$13,958"
     assert first.one(data_captured=True).attrs["data-captured"] == "2026-11-13"
     several = page.one(id="several-nodes").text
     # every catalog GPU type that needs more than one node of 8, offered or not, as the seed lists them
@@ -94,7 +94,7 @@ def test_cost_per_cloud_lists_the_six_seed_providers(client, seed_site):
     _, page = _get(client, GLM)
 
     rows = page.one("table", id="by-provider").select("tr", data_provider=True)
-    assert [(r.attrs["data-provider"], _cells(r)[2], _cells(r)[3]) for r in rows] == [
+    assert [(r.attrs["data-provider"], _cells(r)[0], _cells(r)[1]) for r in rows] == [
         ("runpod", "$19.12", "$13,958"),
         ("vultr", "$31.92", "$23,302"),
         ("nebius", "$43.20", "$31,536"),
@@ -308,3 +308,22 @@ def test_inverse_question_on_a_mac_uses_its_raised_gpu_limit(client, seed_site):
     _, on_gpu = _get(client, "/en/models/meta-llama/Llama-3.1-8B-Instruct/?gpu=rtx-4090")
     row = on_gpu.one("table", id="inverse-table").one("tr", data_precision="fp16")
     assert int(row.one(data_max_context=True).attrs["data-max-context"]) < 131072
+
+
+def test_our_own_count_from_the_config_is_shown_but_never_makes_a_conflict(client, seed_site):
+    # Qwen3-30B-A3B: the card says 3.3 B active, counting the config layer by layer gives 3.04 B (conventions
+    # differ on what counts as active); only published sources that disagree make a conflict.
+    _, page = _get(client, "/en/models/Qwen/Qwen3-30B-A3B/")
+
+    sources = page.one("details", id="fact-sources")
+    assert "open" not in sources.attrs
+    assert any(r.attrs["data-source"] == "computed" for r in sources.select("tr", data_kind="params_active"))
+
+
+def test_german_page_cites_our_own_source_notes_in_german(client, seed_site):
+    _, page = _get(client, "/de/models/Qwen/Qwen3-30B-A3B/")
+
+    text = page.one("details", id="fact-sources").text
+    assert "Schicht für Schicht aus der config.json des Modells gezählt" in text
+    assert "Hugging-Face-Hub-Seite von Qwen/Qwen3-30B-A3B" in text
+    assert "counted layer by layer" not in text
