@@ -70,7 +70,7 @@ def context_chart(section: ContextSection) -> Chart | None:
 
     dots = tuple((round(x(p.context), 1), round(y(p.total_bytes), 1), p.context, p.total_bytes) for p in points)
     shown = points if len(points) <= 7 else (*points[:: math.ceil(len(points) / 6)], points[-1])
-    x_ticks = tuple(dict.fromkeys(Tick(round(x(p.context), 1), p.context) for p in shown))
+    x_ticks = _spaced(tuple(dict.fromkeys(Tick(round(x(p.context), 1), p.context) for p in shown)))
     y_ticks = tuple(Tick(round(y(v), 1), int(v)) for v in _range(0, y_max, step))
     lines = tuple(Line(b.label, round(y(b.usable_bytes), 1), b.usable_bytes) for b in in_range)
     return Chart(
@@ -86,6 +86,21 @@ def context_chart(section: ContextSection) -> Chart | None:
         y_ticks,
         lines,
     )
+
+
+MIN_TICK_GAP = 56  # px between x labels such as "128K" and "160K", so they never touch
+
+
+def _spaced(ticks: tuple[Tick, ...]) -> tuple[Tick, ...]:
+    """Left to right, dropping labels too close to the one before; the last (the model's limit) always stays."""
+    kept: list[Tick] = []
+    for tick in ticks:
+        if kept and tick.position - kept[-1].position < MIN_TICK_GAP:
+            if tick is ticks[-1]:
+                kept[-1] = tick
+            continue
+        kept.append(tick)
+    return tuple(kept)
 
 
 def _range(start: float, stop: float, step: float) -> list[float]:

@@ -120,3 +120,28 @@ def test_page_fits_the_screen_keeps_text_apart_and_passes_axe(
         context.close()
     report = [f"{name}:\n  " + "\n  ".join(found[:15]) for name, found in problems.items() if found]
     assert not report, f"{page.url} at {width} px, {color_scheme}:\n" + "\n".join(report)
+
+
+MODEL_PAGES = (
+    "/{lang}/models/meta-llama/Llama-3.1-8B-Instruct/?mode=lora",  # dense, fine-tuning settings open
+    "/{lang}/models/Qwen/Qwen3-30B-A3B/",  # MoE
+    "/{lang}/models/deepseek-ai/DeepSeek-V3/?precision=int4&context=128K&concurrency=8",  # MLA
+    "/{lang}/models/Qwen/Qwen3-Next-80B-A3B-Instruct/?gpu=mac-128",  # hybrid linear attention, a Mac
+)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("width", (360, 768))
+@pytest.mark.parametrize("path", MODEL_PAGES)
+def test_model_pages_fit_phone_and_tablet_widths(chromium_browser, site_url, path, width, lang):
+    context = chromium_browser.new_context(base_url=site_url, locale=lang, viewport={"width": width, "height": 800})
+    try:
+        page = context.new_page()
+        response = page.goto(path.format(lang=lang))
+        assert response is not None and response.status == 200
+        page.evaluate("() => document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+        problems = {"horizontal overflow": horizontal_overflow(page), "overlapping text": overlapping_text(page)}
+    finally:
+        context.close()
+    report = [f"{name}:\n  " + "\n  ".join(found[:15]) for name, found in problems.items() if found]
+    assert not report, f"{path} at {width} px ({lang}):\n" + "\n".join(report)
