@@ -50,7 +50,6 @@ def model_detail(request: HttpRequest, org: str, name: str) -> HttpResponse:
         "ignored": parsed.ignored,
         "base_url": base_url,
         "permalink": permalink,
-        "similar": selectors.similar_models(model),
         "context_presets": [c for c in PRESET_CONTEXTS if not choices.max_context or c <= choices.max_context],
         "unsizable": "",
     }
@@ -58,4 +57,5 @@ def model_detail(request: HttpRequest, org: str, name: str) -> HttpResponse:
         response = render(request, "calculator/_results.html", {**context, "oob": True})
         response["HX-Push-Url"] = permalink
         return response
-    return render(request, "calculator/model.html", context)
+    # state-independent sections are rendered with the page only, never with the fragment
+    return render(request, "calculator/model.html", {**context, "similar": selectors.similar_models(model)})

@@ -170,12 +170,20 @@ def current_offers(
     """Each provider's offers from its latest successful snapshot, with capture date and stale flag."""
     now = now or datetime.now(UTC)
     stale_after = _stale_after()
-    providers = _providers_with_latest().filter(success_id__isnull=False)
+    good = [PriceSnapshot.Outcome.SUCCESS, PriceSnapshot.Outcome.UNCHANGED]
+    # Only the three snapshot facts this needs (each is a correlated subquery per provider; pages read this).
+    providers = Provider.objects.annotate(
+        success_id=_latest([PriceSnapshot.Outcome.SUCCESS], "id"),
+        last_outcome=_latest(None, "outcome"),
+        good_at=_latest(good, "captured_at"),
+    ).filter(success_id__isnull=False)
     if provider_slugs is not None:
         providers = providers.filter(slug__in=list(provider_slugs))
-    by_snapshot = {}
-    for provider in providers:
-        by_snapshot[provider.success_id] = (_latest_refresh_failed(provider), provider.good_at)
+    failed = (PriceSnapshot.Outcome.FAILED, PriceSnapshot.Outcome.EMPTY)
+    by_snapshot = {
+        success_id: (last_outcome in failed, good_at)
+        for success_id, last_outcome, good_at in providers.values_list("success_id", "last_outcome", "good_at")
+    }
     offers = Offer.objects.filter(snapshot_id__in=list(by_snapshot))
     if gpu_slugs is not None:
         offers = offers.filter(gpu__slug__in=list(gpu_slugs))
