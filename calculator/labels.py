@@ -6,6 +6,7 @@ import re
 from datetime import date
 
 from babel.dates import format_skeleton
+from django.utils.functional import Promise
 from django.utils.translation import get_language, ngettext, to_locale
 from django.utils.translation import gettext_lazy as _
 
@@ -121,4 +122,102 @@ def source_detail(text: str) -> str:
     if counted:
         partial = _(" (the config is partial, so some tensors may be missing)") if counted["partial"] else ""
         return str(_("counted layer by layer from the model's config.json")) + str(partial)
+    return text
+
+
+# The architecture reader's notes on a model (plain English in the pure core), as the reader's language says them.
+_NOTES: tuple[tuple[re.Pattern[str], Promise], ...] = (
+    (
+        re.compile(r"^Computed active parameters count what one token multiplies: attention, norms, the router, .*"),
+        _(
+            "The active count we compute covers what one token multiplies: attention, norms, the router, the shared "
+            "experts and the routed experts it is sent to, and the output head; the input embedding table is left "
+            "out (one row is read per token), as OpenAI counts for gpt-oss."
+        ),
+    ),
+    (
+        re.compile(
+            r"^Computed active parameters count what one token multiplies: attention, norms, the MLP, and the output "
+            r"head.*"
+        ),
+        _(
+            "The active count we compute covers what one token multiplies: attention, norms, the MLP and the output "
+            "head; the input embedding table is left out (one row is read per token), as OpenAI counts for gpt-oss."
+        ),
+    ),
+    (
+        re.compile(
+            r"^Computed active parameters count what one token multiplies: attention, norms, the MLP, and the tied .*"
+        ),
+        _(
+            "The active count we compute covers what one token multiplies: attention, norms, the MLP and the tied "
+            "embedding, read in full as the output head."
+        ),
+    ),
+    (
+        re.compile(r"^The checkpoint stores (?P<b>[\d.]+) B parameters of multi-token-prediction layers.*"),
+        _(
+            "The checkpoint stores %(b)s B parameters of multi-token-prediction layers; engines skip them unless "
+            "MTP speculative decoding is on."
+        ),
+    ),
+    (
+        re.compile(
+            r"^The Hub counts (?P<stored>[\d.]+) B stored elements; that includes (?P<what>.+), so the "
+            r"checkpoint holds (?P<b>[\d.]+) B parameters\.$"
+        ),
+        _("The Hub counts %(stored)s B stored elements, including %(what)s; the checkpoint holds %(b)s B parameters."),
+    ),
+    (
+        re.compile(r"^The checkpoint stores lm_head\.weight separately although tie_word_embeddings is true\.$"),
+        _(
+            "The checkpoint stores the output head separately although the config says it shares the embedding "
+            "table, so the file holds that table twice."
+        ),
+    ),
+    (
+        re.compile(r"^The vision tower is not fully described by this config\.json.*"),
+        _("The config does not fully describe the vision tower, so its parameters are not counted."),
+    ),
+    (
+        re.compile(r"^The hyper-connection \(mHC\) mixing parameters are not counted.*"),
+        _("The hyper-connection (mHC) mixing parameters are not counted: the config does not size them."),
+    ),
+    (
+        re.compile(r"^MiniMax declares multi-token-prediction modules that its Hub checkpoint does not store\.$"),
+        _("The config declares multi-token-prediction modules that the Hub checkpoint does not store."),
+    ),
+    (
+        re.compile(r"^Cross-attention layers cache the image tokens.*"),
+        _(
+            "Cross-attention layers cache the image tokens' keys and values (per image, not per text token); they "
+            "are counted with no per-token cache."
+        ),
+    ),
+    (
+        re.compile(r"^Chunked local attention layers keep at most one chunk \((?P<n>[\d,]+) tokens\).*"),
+        _("Chunked local attention layers keep at most one chunk (%(n)s tokens), counted as a sliding window."),
+    ),
+    (
+        re.compile(r"^The sliding window \((?P<n>[\d,]+) tokens\) is not shorter than the context.*"),
+        _("The sliding window (%(n)s tokens) is not shorter than the context, so those layers cache every token."),
+    ),
+)
+
+
+_STORED = {
+    "FP8 block-scale tensors": _("FP8 block-scale tensors"),
+    "MXFP4 packing and E8M0 scales": _("MXFP4 packing and E8M0 scales"),
+}
+
+
+def spec_note(text: str) -> str:
+    """One of the architecture reader's notes in the reader's language (unknown notes stay as written)."""
+    for pattern, message in _NOTES:
+        found = pattern.match(text)
+        if found:
+            values = found.groupdict()
+            if "what" in values:
+                values["what"] = str(_STORED.get(values["what"], values["what"]))
+            return str(message) % values
     return text

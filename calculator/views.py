@@ -50,6 +50,7 @@ def model_detail(request: HttpRequest, org: str, name: str) -> HttpResponse:
         "ignored": parsed.ignored,
         "base_url": base_url,
         "permalink": permalink,
+        "notes": sources.spec.notes,
         "context_presets": [c for c in PRESET_CONTEXTS if not choices.max_context or c <= choices.max_context],
         "unsizable": "",
     }

@@ -51,6 +51,7 @@ def environment(**options) -> Environment:
             "mode_label": labels.mode_label,
             "requests_phrase": labels.requests_phrase,
             "source_detail": labels.source_detail,
+            "spec_note": labels.spec_note,
             "engine_name": labels.engine_name,
             "precision_name": labels.precision_name,
             "precision_note": lambda key: str(labels.PRECISION_NOTES.get(key, "")),

@@ -327,3 +327,10 @@ def test_german_page_cites_our_own_source_notes_in_german(client, seed_site):
     assert "Schicht für Schicht aus der config.json des Modells gezählt" in text
     assert "Hugging-Face-Hub-Seite von Qwen/Qwen3-30B-A3B" in text
     assert "counted layer by layer" not in text
+
+
+def test_a_dense_checkpoint_that_stores_its_tied_head_twice_says_so(client, seed_site):
+    _, page = _get(client, "/en/models/Qwen/Qwen3-0.6B/")
+
+    assert not page.select(data_fact="params_active")
+    assert "holds that table twice" in page.one("ul", id="spec-notes").text

@@ -1,0 +1,41 @@
+"""Reader-facing wording the calculator adds to core output: every architecture note and source note in German."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.utils import translation
+
+from calculator.labels import source_detail, spec_note
+from models_catalog.specs import SpecUnavailable, spec_from_recorded_folder
+
+HUB = Path(__file__).resolve().parents[2] / "models_catalog" / "data" / "hub"
+
+
+def _notes() -> list[str]:
+    notes: set[str] = set()
+    for folder in sorted(p for p in HUB.glob("*/*") if p.is_dir()):
+        try:
+            notes.update(spec_from_recorded_folder(folder).notes)
+        except SpecUnavailable:
+            continue
+    return sorted(notes)
+
+
+@pytest.mark.parametrize("note", _notes())
+def test_every_architecture_note_of_the_catalog_reads_in_german(note):
+    with translation.override("de"):
+        german = spec_note(note)
+    with translation.override("en"):
+        english = spec_note(note)
+    assert german != note and german != english
+    assert "%(" not in german and "%(" not in english
+
+
+def test_source_notes_we_wrote_read_in_german_and_titles_stay_as_published():
+    with translation.override("de"):
+        hub = source_detail("Hugging Face Hub facts for Qwen/Qwen3-8B, recorded 2026-11-29 from its listed sources")
+        title = source_detail("ReviewRamble, 'GLM-5.3-Flash GPU-Anforderungen' (German model page)")
+    assert hub.startswith("Hugging-Face-Hub-Seite von Qwen/Qwen3-8B") and "29. Nov. 2026" in hub
+    assert title == "ReviewRamble, 'GLM-5.3-Flash GPU-Anforderungen' (German model page)"
