@@ -1,0 +1,52 @@
+"""Every published measurement in the validation matrix stays within its tolerance (a row that moves fails)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from calculator.validation import DATA_DIR, Case, CaseError, check, load_cases, summary
+
+CASES = load_cases()
+
+
+def test_matrix_files_have_unique_ids_and_every_case_a_source():
+    assert CASES, "the validation matrix is empty"
+    for case in CASES:
+        assert case.source.strip() and case.settings, case.id
+        assert 0 < case.tolerance < 1, case.id
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_case_is_within_its_tolerance(case: Case):
+    result = check(case)
+    assert result.predicted is not None, result.reason
+    assert result.within, f"{case.id}: predicted {result.predicted:,.6g} vs measured {case.measured:,.6g} {case.unit}"
+
+
+def test_a_case_with_an_unknown_field_is_refused(tmp_path):
+    (tmp_path / "x.json").write_text(json.dumps([{"id": "a", "kind": "k", "colour": "red"}]))
+    with pytest.raises(CaseError):
+        load_cases(tmp_path)
+
+
+def test_summary_groups_by_family_and_engine():
+    results = [check(case) for case in CASES]
+    groups = summary(results, "engine")
+    assert sum(g.cases for g in groups) == len(CASES)
+
+
+def test_validate_command_prints_the_matrix(capsys):
+    try:
+        call_command("validate")
+    except CommandError:
+        pytest.fail("a case is outside its tolerance")
+    out = capsys.readouterr().out
+    assert "within tolerance" in out and "By family:" in out
+
+
+def test_data_folder_holds_only_case_lists():
+    assert all(path.suffix == ".json" for path in DATA_DIR.iterdir())
