@@ -12,13 +12,23 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PURE = [
     *sorted((ROOT / "calculator" / "estimation").rglob("*.py")),
-    ROOT / "models_catalog" / "architecture.py",
-    *sorted((ROOT / "models_catalog").glob("_arch_*.py")),
+    *sorted((ROOT / "models_catalog" / "architecture").glob("*.py")),
     ROOT / "pricing" / "api_prices.py",
     ROOT / "pricing" / "gpus.py",
     ROOT / "pricing" / "offers.py",
 ]
-PURE_MODULES = {".".join(p.relative_to(ROOT).with_suffix("").parts) for p in PURE}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+PURE_MODULES = {module_name(p) for p in PURE}
+
+# The architecture reader's modules, lowest first: each may import only modules before it, so a circle fails.
+ARCHITECTURE = "models_catalog.architecture"
+ARCHITECTURE_ORDER = ["types", "config", "layers", "params", "groups", "quant", "vision", "build", "spec", "__init__"]
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -39,6 +49,24 @@ def imported_modules(path: Path) -> set[str]:
     return found
 
 
+def imported_targets(path: Path) -> set[str]:
+    """Modules the imports load by name: ``from pkg import sub`` counts as ``pkg.sub`` when that is a module."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            assert not node.level, f"{path.name}: use absolute imports"
+            module = node.module or ""
+            for alias in node.names:
+                submodule = f"{module}.{alias.name}"
+                where = ROOT / Path(*submodule.split("."))
+                is_module = where.with_suffix(".py").exists() or (where / "__init__.py").exists()
+                found.add(submodule if is_module else module)
+    return found
+
+
 def project_files(app: str) -> list[Path]:
     return [p for p in (ROOT / app).rglob("*.py") if "migrations" not in p.parts]
 
@@ -52,6 +80,24 @@ def test_pure_modules_import_no_django_and_only_pure_project_code(path):
             assert any(module == pure or module.startswith(pure + ".") for pure in PURE_MODULES) or (
                 module.rsplit(".", 1)[0] in PURE_MODULES or module in {"calculator.estimation", "calculator"}
             ), f"{path.name} imports the non-pure {module}"
+
+
+def test_architecture_order_lists_every_module_of_the_package():
+    on_disk = {path.stem for path in (ROOT / "models_catalog" / "architecture").glob("*.py")}
+    assert sorted(on_disk) == sorted(ARCHITECTURE_ORDER)
+
+
+@pytest.mark.parametrize("name", ARCHITECTURE_ORDER)
+def test_architecture_modules_import_each_other_only_downward(name):
+    rank = {
+        (ARCHITECTURE if stem == "__init__" else f"{ARCHITECTURE}.{stem}"): i
+        for i, stem in enumerate(ARCHITECTURE_ORDER)
+    }
+    path = ROOT / "models_catalog" / "architecture" / f"{name}.py"
+    own = ARCHITECTURE_ORDER.index(name)
+    for module in imported_targets(path):
+        if module in rank:
+            assert rank[module] < own, f"{name}.py imports {module}, which is not below it in ARCHITECTURE_ORDER"
 
 
 @pytest.mark.parametrize("app", ["models_catalog", "pricing"])

@@ -1,85 +1,13 @@
-"""What a model is: its architecture, read from a Hugging Face ``config.json``, and its parameter counts.
-
-Pure Python: no Django import, no I/O. ``ModelSpec.from_hf_config`` is the only way in.
-
-INTERFACE CONTRACT (shared by the estimation core and the catalog): the dataclasses below are the fields
-other modules rely on. Field meanings are fixed; the parsing logic is filled in behind them.
-"""
+"""``ModelSpec``: what a model is, built from a Hugging Face ``config.json`` by ``build``."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from enum import StrEnum
 from typing import Any
 
-
-class AttentionKind(StrEnum):
-    FULL = "full"  # MHA / GQA / MQA: K and V for every KV head, every token
-    SLIDING = "sliding"  # sliding-window attention: at most `window` tokens are kept
-    MLA = "mla"  # multi-head latent attention: one compressed latent + decoupled rope key per token
-    LINEAR = "linear"  # linear attention / SSM: a fixed-size state per sequence, no per-token cache
-    NONE = "none"  # a layer that keeps no cache of its own
-
-
-@dataclass(frozen=True, slots=True)
-class LayerGroup:
-    """Decoder layers that share one attention layout (cache cost is per layer of the group)."""
-
-    kind: AttentionKind
-    count: int
-    kv_heads: int = 0  # FULL / SLIDING: KV heads
-    key_dim: int = 0  # FULL / SLIDING: per-head K width
-    value_dim: int = 0  # FULL / SLIDING: per-head V width
-    window: int | None = None  # SLIDING: window in tokens
-    latent_dim: int = 0  # MLA: kv_lora_rank
-    rope_dim: int = 0  # MLA: qk_rope_head_dim (0 for NoPE MLA)
-    indexer_dim: int = 0  # sparse-attention indexer key width per token (DeepSeek-V3.2 DSA style), elements
-    state_elements: int = 0  # LINEAR: recurrent / SSM state elements per sequence
-    conv_elements: int = 0  # LINEAR: short-convolution state elements per sequence
-
-
-@dataclass(frozen=True, slots=True)
-class ParamCounts:
-    """Parameter counts known from outside the config (safetensors metadata, a model card)."""
-
-    total: int | None = None
-    active: int | None = None
-    by_dtype: Mapping[str, int] | None = None  # safetensors element counts per dtype, as the Hub reports them
-    source: str = "safetensors"  # "safetensors" | "model_card" | "reference" | "computed"
-
-
-@dataclass(frozen=True, slots=True)
-class ParamBreakdown:
-    """Parameters by component, as computed from the config (sums to the computed total)."""
-
-    embedding: int = 0
-    lm_head: int = 0  # 0 when tied to the embedding
-    attention: int = 0
-    dense_mlp: int = 0
-    routed_experts: int = 0
-    shared_experts: int = 0
-    router: int = 0
-    norms: int = 0
-    vision: int = 0  # vision tower + projector
-    mtp: int = 0  # multi-token-prediction / next-n layers (stored, skipped by engines unless MTP is on)
-    other: int = 0
-
-    @property
-    def total(self) -> int:
-        return (
-            self.embedding
-            + self.lm_head
-            + self.attention
-            + self.dense_mlp
-            + self.routed_experts
-            + self.shared_experts
-            + self.router
-            + self.norms
-            + self.vision
-            + self.mtp
-            + self.other
-        )
+from models_catalog.architecture.build import build
+from models_catalog.architecture.types import AttentionKind, LayerGroup, ParamBreakdown, ParamCounts
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,8 +55,6 @@ class ModelSpec:
 
         Never raises: missing, ``None`` or mistyped keys fall back to estimates named in ``estimated_fields``.
         """
-        from models_catalog._arch_build import build
-
         if not isinstance(config, Mapping):
             config = {}
         try:

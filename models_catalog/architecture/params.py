@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from models_catalog import _arch_layers as lay
+import models_catalog.architecture.layers as lay
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from models_catalog import _arch_layers as lay
-from models_catalog._arch_config import ConfigReader
-from models_catalog._arch_params import Dims
-from models_catalog.architecture import AttentionKind, LayerGroup
+import models_catalog.architecture.layers as lay
+from models_catalog.architecture.config import ConfigReader
+from models_catalog.architecture.params import Dims
+from models_catalog.architecture.types import AttentionKind, LayerGroup
 
 
 def layer_groups(reader: ConfigReader, d: Dims, kinds: tuple[str, ...], notes: list[str]) -> tuple[LayerGroup, ...]:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from models_catalog._arch_config import as_int, as_list, as_str
-from models_catalog._arch_params import Linear
+from models_catalog.architecture.config import as_int, as_list, as_str
+from models_catalog.architecture.params import Linear
 
 _TORCH_DTYPES = {
     "bfloat16": "bf16",

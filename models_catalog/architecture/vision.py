@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from models_catalog._arch_config import as_int
+from models_catalog.architecture.config import as_int
 
 
 def _vit_block(width: int, ffn: int, *, attn_bias: bool = True, gated: bool = False, rms: bool = False) -> int:

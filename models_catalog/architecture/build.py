@@ -6,13 +6,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from models_catalog import _arch_layers as lay
-from models_catalog._arch_config import MAX_LAYERS, ConfigReader, as_int, as_str, split_wrapper
-from models_catalog._arch_groups import layer_groups
-from models_catalog._arch_params import Dims, count
-from models_catalog._arch_quant import elements_to_params, native_dtype, quant_method, storage_overhead
-from models_catalog._arch_vision import vision_params
-from models_catalog.architecture import ParamBreakdown
+import models_catalog.architecture.layers as lay
+from models_catalog.architecture.config import MAX_LAYERS, ConfigReader, as_int, as_str, split_wrapper
+from models_catalog.architecture.groups import layer_groups
+from models_catalog.architecture.params import Dims, count
+from models_catalog.architecture.quant import elements_to_params, native_dtype, quant_method, storage_overhead
+from models_catalog.architecture.types import ParamBreakdown
+from models_catalog.architecture.vision import vision_params
 
 _FAMILIES = {
     "kimi_k2": "deepseek_v3",

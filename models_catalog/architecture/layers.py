@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from models_catalog._arch_config import ConfigReader, as_int
+from models_catalog.architecture.config import ConfigReader, as_int
 
 # Attention kinds of one decoder layer (finer than AttentionKind: the parameter count differs).
 FULL = "full"
