@@ -7,7 +7,7 @@ keys are spelled as the engines spell them (``vllm``, ``llama.cpp``; ``fp16``, `
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +41,7 @@ class EngineProfile:
     kv_dtypes: frozenset[str]
     block_tokens: int  # KV paging granularity per sequence, tokens
     pads_total_context: bool  # llama.cpp: n_ctx = context × parallel, padded to 256 per sequence
-    mla_cache: str  # "latent" | "latent_plus_value" (llama.cpp: K and V) | "decompressed" (HF)
+    mla_cache: str  # "latent" | "latent_plus_value" (llama.cpp before V-less caches) | "decompressed" (HF)
     swa_rule: str  # "vllm" | "llama.cpp" | "window" | "full"
     conv_state_bytes: float  # linear-attention conv state, bytes per element
     ssm_state_bytes: float  # linear-attention recurrent state, bytes per element
@@ -121,7 +121,8 @@ ENGINES: Mapping[str, EngineProfile] = {
             kv_dtypes=frozenset({"fp16", "bf16", "fp32", "q8_0", "q4_0"}),
             block_tokens=256,
             pads_total_context=True,
-            mla_cache="latent_plus_value",
+            # MLA layers keep only K (latent + rope) since "kv-cache : support V-less cache" (§3.9)
+            mla_cache="latent",
             swa_rule="llama.cpp",
             conv_state_bytes=4.0,
             ssm_state_bytes=4.0,
@@ -129,7 +130,7 @@ ENGINES: Mapping[str, EngineProfile] = {
             input_embedding_on_host=True,
             reserves="allocates exactly the model, KV and compute buffers it needs; auto-fit keeps 1 GiB per "
             "device free",
-            sources=("§2.10", "§3.1", "§3.2", "§3.4", "§3.5", "§3.7", "§4.3"),
+            sources=("§2.10", "§3.1", "§3.2", "§3.9", "§3.4", "§3.5", "§3.7", "§4.3"),
             overhead_estimated=True,
         ),
         EngineProfile(
@@ -140,14 +141,15 @@ ENGINES: Mapping[str, EngineProfile] = {
             kv_dtypes=frozenset({"fp16", "q8_0", "q4_0"}),
             block_tokens=256,
             pads_total_context=True,
-            mla_cache="latent_plus_value",
+            # Ollama builds llama.cpp b10488 (LLAMA_CPP_VERSION, 2026-08), after the V-less cache (§3.9)
+            mla_cache="latent",
             swa_rule="llama.cpp",
             conv_state_bytes=4.0,
             ssm_state_bytes=4.0,
             overhead_rule="ollama",
             input_embedding_on_host=True,
             reserves="runs llama.cpp with context × OLLAMA_NUM_PARALLEL cells and its own graph-size estimate",
-            sources=("§3.6", "§3.7", "§4.3", "§4.4"),
+            sources=("§3.9", "§3.6", "§3.7", "§4.3", "§4.4"),
             overhead_estimated=True,
         ),
         EngineProfile(
@@ -189,6 +191,12 @@ ENGINES: Mapping[str, EngineProfile] = {
         ),
     )
 }
+# llama.cpp builds before ggml-org/llama.cpp PR 19067 (merged 2026-01-24) allocated a V cache of the latent width
+# beside K on MLA layers (§3.9). Not offered as an engine; kept so older logs can be recomputed.
+LLAMA_CPP_BEFORE_V_LESS_CACHE = replace(
+    ENGINES["llama.cpp"], key="llama.cpp-before-v-less", mla_cache="latent_plus_value"
+)
+
 ENGINE_ALIASES: Mapping[str, str] = {
     "trt-llm": "tensorrt-llm",
     "tensorrt_llm": "tensorrt-llm",

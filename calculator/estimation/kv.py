@@ -14,6 +14,17 @@ VLLM_MAX_NUM_BATCHED_TOKENS = 8192
 LLAMA_CPP_N_UBATCH = 512  # common.h default (§4.3)
 LLAMA_CPP_CTX_PAD = 256
 DSA_INDEXER_SCALE_BLOCK = 128  # one fp32 scale per 128 fp8 indexer values (§3.3)
+# vLLM's attention kernels take block sizes in multiples of 16; a hybrid model's attention block grows in such steps
+# until one attention page holds a linear-attention state (§3.9).
+VLLM_KERNEL_BLOCK_ALIGNMENT = 16
+
+
+class HybridPages(NamedTuple):
+    """vLLM's page layout for a model that mixes attention with linear-attention (Mamba-style) layers, per GPU."""
+
+    attention_block_tokens: int  # the attention block size vLLM sets so that one page holds a state
+    state_page_bytes: int  # one linear-attention layer's state page per sequence, padded to the attention page
+    raw_state_bytes: int  # the same state before padding
 
 
 class KvSize(NamedTuple):
@@ -54,11 +65,45 @@ def mla_elements(engine: EngineProfile, group: LayerGroup, heads: int, head_dim:
     """Cached elements per token of one MLA layer (§3.2)."""
     latent = group.latent_dim + group.rope_dim
     if engine.mla_cache == "latent_plus_value":
-        return latent + group.latent_dim  # llama.cpp allocates K (latent + rope) and V (latent)
+        return latent + group.latent_dim  # llama.cpp before the V-less cache: K (latent + rope) and V (latent)
     if engine.mla_cache == "decompressed":
         # HF: per-head K (head_dim = nope + rope) and V (v_head_dim, equal to the nope width in DeepSeek/GLM)
         return heads * (2 * head_dim - group.rope_dim)
     return latent
+
+
+def _attention_token_bytes(group: LayerGroup, tp: int, b: float) -> float:
+    """Bytes one attention layer caches per token on one GPU (KV heads split, replicated beyond their count)."""
+    if group.kind is AttentionKind.MLA:
+        return (group.latent_dim + group.rope_dim) * b
+    return max(1, group.kv_heads // tp) * (group.key_dim + group.value_dim) * b
+
+
+def vllm_hybrid_pages(
+    groups: tuple[LayerGroup, ...], engine: EngineProfile, kv_dtype: KvDtype, tensor_parallel: int
+) -> HybridPages | None:
+    """vLLM's padding of the linear-attention state to the attention page (§3.9: vllm
+    ``HybridAttentionMambaModelConfig``, prefix caching off): attention block = 16 · cdiv(state, 16 · token page),
+    and the state page is padded up to that attention page. ``None`` unless the model mixes both under vLLM."""
+    if engine.key != "vllm":
+        return None
+    tp = max(1, tensor_parallel)
+    attention = [g for g in groups if g.kind is not AttentionKind.LINEAR and g.count]
+    linear = [g for g in groups if g.kind is AttentionKind.LINEAR and g.count]
+    if not attention or not linear:
+        return None
+    token_page = max(_attention_token_bytes(g, tp, kv_dtype.bytes_per_element) for g in attention)
+    # conv and recurrent state split over the TP ranks with the heads (§3.5 gated_delta_net_state_shape)
+    raw = max(
+        round((g.conv_elements * engine.conv_state_bytes + g.state_elements * engine.ssm_state_bytes) / tp)
+        for g in linear
+    )
+    if token_page <= 0 or raw <= 0:
+        return None
+    step = VLLM_KERNEL_BLOCK_ALIGNMENT
+    block = step * -(-raw // round(step * token_page))
+    block = max(block, engine.block_tokens)
+    return HybridPages(block, round(block * token_page), raw)
 
 
 def kv_size(
@@ -74,8 +119,11 @@ def kv_size(
 ) -> KvSize:
     """Bytes of KV cache and fixed state for ``concurrency`` sequences of ``context`` tokens."""
     b = kv_dtype.bytes_per_element
-    full_cells = sequence_cells(engine, context, concurrency)
     tp = max(1, tensor_parallel)
+    hybrid = vllm_hybrid_pages(groups, engine, kv_dtype, tp)
+    # A hybrid model's larger attention block also pads each request's last block (up to one block per request);
+    # that is left out here so the per-token figure stays the 16-token paging of §3.7 (§3.9).
+    full_cells = sequence_cells(engine, context, concurrency)
     kv = 0.0
     state = 0.0
     per_token = 0.0
@@ -103,5 +151,8 @@ def kv_size(
             per_token += group.count * token_bytes * tp
         elif kind is AttentionKind.LINEAR:
             per_sequence = group.conv_elements * engine.conv_state_bytes + group.state_elements * engine.ssm_state_bytes
+            if hybrid:
+                # one padded page per sequence on every rank (mamba_cache_mode "none", §3.5, §3.9)
+                per_sequence = hybrid.state_page_bytes * tp
             state += group.count * per_sequence * concurrency
     return KvSize(round(kv), round(state), full_cells, per_token)

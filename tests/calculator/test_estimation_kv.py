@@ -52,12 +52,32 @@ def test_qwen3_32b_needs_256_kib_per_token_so_16000_fits_in_445_gib_and_32000_do
         ("vllm", 70_272),  # latent 512 + rope 64, one "head", no factor 2 (§3.2)
         ("sglang", 70_272),  # cell_size = (kv_lora_rank + qk_rope_head_dim) · layers · 2 (§3.2)
         ("mlx", 70_272),  # kv_latent + k_pe (§3.2)
-        ("llama.cpp", 132_736),  # K 576 and V 512 both allocated (§3.2)
+        ("llama.cpp", 70_272),  # K 576 only since the V-less cache, llama.cpp PR 19067 (§3.9)
+        ("ollama", 70_272),  # Ollama builds llama.cpp b10488, after that change (§3.9)
         ("transformers", 4_997_120),  # decompressed K 192 and V 128 for 128 heads (§3.2)
     ],
 )
 def test_deepseek_v3_mla_cache_per_token_matches_each_engine(engine, bytes_per_token):
     assert kv_per_token("deepseek-ai/DeepSeek-V3", engine) == bytes_per_token
+
+
+def test_llama_cpp_before_the_v_less_cache_also_allocated_a_512_wide_v_per_layer():
+    # §3.2, §3.9: builds before ggml-org/llama.cpp PR 19067 (2026-01-24) stored K 576 and V 512 = 132,736 B/token
+    from calculator.estimation.engines import KV_DTYPES, LLAMA_CPP_BEFORE_V_LESS_CACHE
+    from calculator.estimation.kv import kv_size
+
+    spec = hub_spec("deepseek-ai/DeepSeek-V3")
+    size = kv_size(
+        spec.layer_groups,
+        LLAMA_CPP_BEFORE_V_LESS_CACHE,
+        KV_DTYPES["fp16"],
+        context=4096,
+        concurrency=1,
+        tensor_parallel=1,
+        heads=spec.num_attention_heads,
+        head_dim=spec.head_dim,
+    )
+    assert size.bytes_per_token == 132_736
 
 
 def test_deepseek_v3_fp8_mla_halves_the_latent_cache():
@@ -80,20 +100,25 @@ def test_mla_cache_does_not_shrink_with_tensor_parallelism():
 
 def test_gqa_kv_heads_replicate_once_tensor_parallel_exceeds_them():
     # §3.1: per-GPU KV heads = max(1, K // tp); Qwen3-Next has K = 2
+    # (SGLang pages per token; vLLM's hybrid block size would change with tp too, §3.9)
     spec = hub_spec("Qwen/Qwen3-Next-80B-A3B-Instruct")
-    two = estimate(spec, Workload(tensor_parallel=2)).bytes_of("kv_cache")
-    eight = estimate(spec, Workload(tensor_parallel=8)).bytes_of("kv_cache")
+    two = estimate(spec, Workload(engine="sglang", tensor_parallel=2)).bytes_of("kv_cache")
+    eight = estimate(spec, Workload(engine="sglang", tensor_parallel=8)).bytes_of("kv_cache")
     assert eight == 4 * two
 
 
 def test_qwen3_next_grows_24_kib_per_token_from_its_12_full_attention_layers():
     # §3.5: 12 × 2 × 2 × 256 × 2 B = 24 KiB/token
-    assert kv_per_token("Qwen/Qwen3-Next-80B-A3B-Instruct", "vllm") == 24 * 1024
+    spec = hub_spec("Qwen/Qwen3-Next-80B-A3B-Instruct")
+    term = estimate(spec, Workload()).term("kv_cache")
+    assert term is not None
+    assert term.inputs["bytes_per_token"] == 24 * 1024
 
 
-@pytest.mark.parametrize(("engine", "mib_per_sequence"), [("llama.cpp", 75.4), ("vllm", 73.7)])
+@pytest.mark.parametrize(("engine", "mib_per_sequence"), [("llama.cpp", 75.4), ("vllm", 74.2), ("sglang", 73.7)])
 def test_qwen3_next_linear_state_per_sequence(engine, mib_per_sequence):
-    # §3.5: 36 linear layers × (conv 24,576 + SSM 524,288 elements); llama.cpp F32, vLLM bf16 conv + fp32 SSM
+    # §3.5: 36 linear layers × (conv 24,576 + SSM 524,288 elements); llama.cpp F32, vLLM and SGLang bf16 conv +
+    # fp32 SSM; vLLM pads each 2,146,304 B state to one attention page of 1,056 tokens × 2,048 B (§3.9)
     spec = hub_spec("Qwen/Qwen3-Next-80B-A3B-Instruct")
     state = estimate(spec, Workload(engine=engine, concurrency=3)).bytes_of("linear_state")
     assert round(state / 3 / MIB, 1) == mib_per_sequence
@@ -131,3 +156,16 @@ def test_llama_cpp_splits_context_over_parallel_sequences_padded_to_256():
     spec = hub_spec("meta-llama/Llama-3.1-8B-Instruct")
     kv = estimate(spec, Workload(engine="llama.cpp", context=1000, concurrency=3)).bytes_of("kv_cache")
     assert kv == 131_072 * 1024 * 3
+
+
+@pytest.mark.parametrize(("tp", "block", "page"), [(1, 1056, 2_162_688), (2, 1056, 1_081_344), (4, 528, 540_672)])
+def test_vllm_raises_the_attention_block_until_one_page_holds_a_qwen3_next_state(tp, block, page):
+    # §3.9, vllm model_executor/models/config.py HybridAttentionMambaModelConfig: block = 16 · cdiv(state, 16 · token
+    # page) per GPU; the state page is padded to block × token page
+    from calculator.estimation.engines import ENGINES, KV_DTYPES
+    from calculator.estimation.kv import vllm_hybrid_pages
+
+    spec = hub_spec("Qwen/Qwen3-Next-80B-A3B-Instruct")
+    pages = vllm_hybrid_pages(spec.layer_groups, ENGINES["vllm"], KV_DTYPES["bf16"], tp)
+    assert pages is not None
+    assert (pages.attention_block_tokens, pages.state_page_bytes) == (block, page)
