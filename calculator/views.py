@@ -1,26 +1,44 @@
-"""The model page: one URL, two renderings (the whole page, or the results fragment HTMX swaps in)."""
+"""The model page and its companions: one URL, two renderings (the whole page, or the results fragment HTMX swaps
+in); the model's FAQ at its own URL; and a Markdown twin of the page for scripts and AI agents."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
+from django.conf import settings
+from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.utils.translation import get_language
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
 from calculator import page_data
 from calculator.forms import PRESET_CONTEXTS, parse_state, state_query
+from calculator.og_image import og_card
 from calculator.page import model_page
 from models_catalog import selectors
+from models_catalog.models import Model
 from models_catalog.specs import SpecUnavailable
 from models_catalog.views import parsed_hub_id, unknown_model
+from pricing.services import prices_generation
 from web.fragments import wants_fragment
 
+MARKDOWN = "text/markdown"
 
-@require_GET
-@vary_on_headers("HX-Request")
-def model_detail(request: HttpRequest, org: str, name: str) -> HttpResponse:
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    model: Model
+    context: dict[str, Any]  # what the templates render; "page" is None when the model cannot be sized
+
+
+def _load(request: HttpRequest, org: str, name: str, suffix: str = "") -> Loaded | HttpResponse:
+    """The model a URL names with everything its page shows, or the response that replaces the page (a 404 with
+    search, or a permanent redirect to the catalog's spelling of the id)."""
     hub_id = parsed_hub_id(request, org, name)
     if isinstance(hub_id, HttpResponse):
         return hub_id
@@ -29,34 +47,104 @@ def model_detail(request: HttpRequest, org: str, name: str) -> HttpResponse:
         return unknown_model(request, hub_id.value, hub_id, "")
     if model.hub_id != hub_id.value:
         query = request.GET.urlencode()
-        return redirect(model.get_absolute_url() + (f"?{query}" if query else ""), permanent=True)
+        target = model.get_absolute_url().rstrip("/") + (suffix or "/")
+        return redirect(target + (f"?{query}" if query else ""), permanent=True)
 
     facts = selectors.model_facts(model)
-    today = datetime.now(UTC).date()
+    base_url = model.get_absolute_url()
     try:
-        sources = page_data.page_sources(model, facts, today)
+        sources = page_data.page_sources(model, facts, datetime.now(UTC).date())
     except SpecUnavailable as exc:
-        return render(request, "calculator/model.html", {"facts": facts, "unsizable": str(exc), "page": None})
+        return Loaded(model, {"facts": facts, "unsizable": str(exc), "page": None, "base_url": base_url})
     choices = sources.choices
     parsed = parse_state(request.GET, choices)
     query = state_query(parsed.state, choices)
-    base_url = model.get_absolute_url()
     permalink = base_url + (f"?{query}" if query else "")
-    context = {
-        "facts": facts,
-        "page": model_page(sources.inputs(parsed.state)),
-        "state": parsed.state,
-        "choices": choices,
-        "ignored": parsed.ignored,
-        "base_url": base_url,
-        "permalink": permalink,
-        "notes": sources.spec.notes,
-        "context_presets": [c for c in PRESET_CONTEXTS if not choices.max_context or c <= choices.max_context],
-        "unsizable": "",
-    }
-    if wants_fragment(request):
+    return Loaded(
+        model,
+        {
+            "facts": facts,
+            "page": model_page(sources.inputs(parsed.state)),
+            "state": parsed.state,
+            "choices": choices,
+            "ignored": parsed.ignored,
+            "base_url": base_url,
+            "permalink": permalink,
+            "notes": sources.spec.notes,
+            "context_presets": [c for c in PRESET_CONTEXTS if not choices.max_context or c <= choices.max_context],
+            "unsizable": "",
+        },
+    )
+
+
+def _wants_markdown(request: HttpRequest) -> bool:
+    accept = request.headers.get("Accept", "")
+    return MARKDOWN in accept and "text/html" not in accept.split(MARKDOWN)[0]
+
+
+@require_GET
+@vary_on_headers("HX-Request", "Accept")
+def model_detail(request: HttpRequest, org: str, name: str) -> HttpResponse:
+    loaded = _load(request, org, name)
+    if isinstance(loaded, HttpResponse):
+        return loaded
+    context = loaded.context
+    if _wants_markdown(request):
+        return _markdown(request, context)
+    if wants_fragment(request) and context["page"] is not None:
         response = render(request, "calculator/_results.html", {**context, "oob": True})
-        response["HX-Push-Url"] = permalink
+        response["HX-Push-Url"] = context["permalink"]
         return response
     # state-independent sections are rendered with the page only, never with the fragment
-    return render(request, "calculator/model.html", {**context, "similar": selectors.similar_models(model)})
+    return render(request, "calculator/model.html", {**context, "similar": selectors.similar_models(loaded.model)})
+
+
+@require_GET
+def model_markdown(request: HttpRequest, org: str, name: str) -> HttpResponse:
+    """The same page as Markdown: ``/<lang>/models/<org>/<name>.md`` (the query string is the state, as on the page)."""
+    loaded = _load(request, org, name, suffix=".md")
+    if isinstance(loaded, HttpResponse):
+        return loaded
+    return _markdown(request, loaded.context)
+
+
+def _markdown(request: HttpRequest, context: dict[str, Any]) -> HttpResponse:
+    text = render_to_string("calculator/model.md", context, request=request)
+    response = HttpResponse(text, content_type=f"{MARKDOWN}; charset=utf-8")
+    response["Link"] = f'<{request.build_absolute_uri(context["base_url"])}>; rel="canonical"'
+    return response
+
+
+OG_IMAGE_SECONDS = 24 * 60 * 60
+
+
+@require_GET
+def model_og_image(request: HttpRequest, org: str, name: str) -> HttpResponse:
+    """The model's Open Graph card (PNG) with the default state's headline numbers, cached per price generation."""
+    loaded = _load(request, org, name, suffix="/og.png")
+    if isinstance(loaded, HttpResponse):
+        return loaded
+    context = loaded.context
+    key = f"og:{loaded.model.hub_id}:{get_language()}:{prices_generation()}"
+    png = cache.get(key)
+    if png is None:
+        if context["page"] is None:
+            lines = [str(context["unsizable"])]
+        else:
+            lines = render_to_string("calculator/og_lines.txt", context, request=request).strip().splitlines()
+        png = og_card(loaded.model.display_name, lines[0], lines[1:], settings.SITE_NAME)
+        cache.set(key, png, OG_IMAGE_SECONDS)
+    response = HttpResponse(png, content_type="image/png")
+    response["Cache-Control"] = f"public, max-age={OG_IMAGE_SECONDS}"
+    return response
+
+
+@require_GET
+def model_faq(request: HttpRequest, org: str, name: str) -> HttpResponse:
+    """The model's common questions at their own URL, answered from the live estimate and current prices."""
+    loaded = _load(request, org, name, suffix="/faq/")
+    if isinstance(loaded, HttpResponse):
+        return loaded
+    if loaded.context["page"] is None:
+        return redirect(loaded.context["base_url"])
+    return render(request, "calculator/faq.html", loaded.context)

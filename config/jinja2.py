@@ -7,6 +7,7 @@ from django.urls import reverse, translate_url
 from django.utils import translation
 from django_htmx.jinja import htmx_script
 from jinja2 import Environment, select_autoescape
+from markupsafe import Markup
 
 from calculator import labels
 from calculator.charts import context_chart
@@ -29,8 +30,22 @@ def language_url(path: str, language: str) -> str:
     return translated
 
 
+def faq_entities(items: list[tuple[str, str, str]]) -> list[dict[str, object]]:
+    """schema.org Question entries (name and accepted answer as plain text) for FAQPage JSON-LD."""
+    return [
+        {
+            "@type": "Question",
+            "name": Markup(question).striptags(),
+            "acceptedAnswer": {"@type": "Answer", "text": Markup(answer).striptags()},
+        }
+        for _key, question, answer in items
+    ]
+
+
 def environment(**options) -> Environment:
-    options.setdefault("autoescape", select_autoescape(default=True, default_for_string=True))
+    # Escape HTML everywhere but in the Markdown and plain-text twins of the pages (Django's backend passes
+    # autoescape=True, so this replaces it rather than defaulting it)
+    options["autoescape"] = select_autoescape(disabled_extensions=("md", "txt"), default=True, default_for_string=True)
     extensions = [*options.pop("extensions", []), "jinja2.ext.i18n"]
     env = Environment(extensions=extensions, **options)
     # jinja2.ext.i18n adds this method at runtime (Environment.extend), so Jinja2's types do not know it
@@ -52,6 +67,7 @@ def environment(**options) -> Environment:
             "requests_phrase": labels.requests_phrase,
             "source_detail": labels.source_detail,
             "spec_note": labels.spec_note,
+            "faq_entities": faq_entities,
             "engine_name": labels.engine_name,
             "precision_name": labels.precision_name,
             "precision_note": lambda key: str(labels.PRECISION_NOTES.get(key, "")),

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
@@ -35,9 +37,25 @@ def methodology(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def robots_txt(request: HttpRequest) -> HttpResponse:
-    lines = ["User-agent: *", "Disallow: /admin/", "Disallow: /healthz", ""]
+    lines = [
+        "User-agent: *",
+        "Disallow: /admin/",
+        "Disallow: /healthz",
+        "",
+        f"Sitemap: {request.build_absolute_uri(reverse('sitemap'))}",
+        "",
+    ]
     response = HttpResponse("\n".join(lines), content_type="text/plain; charset=utf-8")
     response["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
+@require_GET
+def llms_txt(request: HttpRequest) -> HttpResponse:
+    """/llms.txt: what the site is and where its machine-readable pages are, for AI agents and scripts."""
+    text = render_to_string("llms.txt", {"models": featured_models(limit=1000)}, request=request)
+    response = HttpResponse(text, content_type="text/plain; charset=utf-8")
+    response["Cache-Control"] = "public, max-age=3600"
     return response
 
 

@@ -1,0 +1,85 @@
+"""The model page's companions: the FAQ at its own URL with FAQPage JSON-LD, and the Markdown twin."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from models_catalog import services
+from tests.models_catalog.html import parse
+
+SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
+GLM = "/en/models/zai-org/GLM-5.3-Flash/"
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def seed_site():
+    services.model_import_offline(SHIPPED, only=["zai-org/GLM-5.3-Flash", "meta-llama/Llama-3.1-8B-Instruct"])
+    call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
+
+
+def _json_ld(html: bytes) -> dict:
+    block = re.search(rb'<script type="application/ld\+json">(.*?)</script>', html, re.S)
+    assert block, "no JSON-LD"
+    return json.loads(block.group(1))
+
+
+def test_faq_page_answers_from_the_estimate_with_faqpage_json_ld(client, seed_site):
+    response = client.get(GLM + "faq/")
+
+    assert response.status_code == 200
+    data = _json_ld(response.content)
+    assert data["@context"] == "https://schema.org" and data["@type"] == "FAQPage"
+    questions = data["mainEntity"]
+    assert len(questions) == 8
+    for question in questions:
+        assert question["@type"] == "Question" and question["name"].endswith("?")
+        assert question["acceptedAnswer"]["@type"] == "Answer" and question["acceptedAnswer"]["text"]
+    vram = questions[0]["acceptedAnswer"]["text"]
+    assert "708" in vram and "187" in vram
+    page = parse(response.content)
+    assert page.one("dd", data_faq="cheapest").text.startswith("5 × MI300X 192GB at RunPod, for about $19.12 per hour")
+
+
+def test_faq_answer_changes_when_prices_change(client, seed_site):
+    from pricing.models import Offer
+
+    before = parse(client.get(GLM + "faq/").content).one("dd", data_faq="cheapest").text
+    Offer.objects.filter(provider__slug="runpod", gpu__slug="mi300x").update(price_per_gpu_hour_usd="1.99")
+    after = parse(client.get(GLM + "faq/").content).one("dd", data_faq="cheapest").text
+    assert before != after and "$15.92" in after
+
+
+def test_faq_json_ld_in_german(client, seed_site):
+    data = _json_ld(client.get("/de/models/zai-org/GLM-5.3-Flash/faq/").content)
+    assert data["inLanguage"] == "de"
+    assert "Wie viel VRAM braucht GLM-5.3-Flash?" == data["mainEntity"][0]["name"]
+
+
+def test_markdown_twin_carries_the_same_numbers_as_the_html(client, seed_site):
+    html = parse(client.get(GLM + "?precision=int4").content)
+    for response in (
+        client.get("/en/models/zai-org/GLM-5.3-Flash.md?precision=int4"),
+        client.get(GLM + "?precision=int4", headers={"Accept": "text/markdown"}),
+    ):
+        assert response.status_code == 200
+        assert response["Content-Type"].startswith("text/markdown")
+        text = response.content.decode()
+        assert text.startswith("# GLM-5.3-Flash GPU requirements")
+        assert html.one(data_card="need").text.replace("\xa0", " ") in text.replace("\xa0", " ")
+        assert "| INT4 | 187 GB | – |" in text.replace("\xa0", " ")
+        for row in html.one("table", id="ranking").select("tr", data_gpu_family=True):
+            assert row.one(data_per_hour=True).text in text
+        assert "<" not in text.split("\n", 1)[1].replace("<https", "")  # Markdown, not HTML
+
+
+def test_markdown_and_faq_urls_follow_the_catalog_spelling(client, seed_site):
+    assert client.get("/en/models/zai-org/glm-5.3-flash.md")["Location"] == "/en/models/zai-org/GLM-5.3-Flash.md"
+    assert client.get("/en/models/zai-org/glm-5.3-flash/faq/")["Location"] == GLM + "faq/"
+    assert client.get("/en/models/acme/Nothing-7B.md").status_code == 404
