@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
+from datetime import date
 from io import StringIO
 from pathlib import Path
 
@@ -11,9 +15,41 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from calculator.estimation import GB
+from calculator.estimation import (
+    GB,
+    GIB,
+    HOURS_PER_MONTH,
+    ApiPrice,
+    TrafficMix,
+    Workload,
+    apple_fit,
+    break_even,
+    cost_per_million_tokens,
+    max_concurrency,
+    max_context,
+    speed,
+)
+from calculator.estimation.applicability import choose_mode
+from calculator.forms import parse_tokens
+from calculator.management.commands.estimate import Command
+from calculator.management.options import load_spec
+from pricing.gpus import gpu_by_slug, load_gpus
 
-HUB = Path(__file__).resolve().parents[2] / "models_catalog" / "data" / "hub"
+ROOT = Path(__file__).resolve().parents[2]
+HUB = ROOT / "models_catalog" / "data" / "hub"
+
+
+def manage(*args: str, database: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``manage.py`` in a child process, as a reader runs it (argparse and exit codes included)."""
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{database}" if database else "sqlite:///:memory:"}
+    return subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
 
 
 def run(*args: str) -> dict:
@@ -120,3 +156,279 @@ def test_text_output_lists_terms_with_their_formulas_and_the_gpus():
     text = out.getvalue()
     assert "Weights" in text and "KV cache" in text and "Runtime overhead" in text
     assert "1 × H100 80GB" in text
+
+
+# --- units, ids and hardware names --------------------------------------------------------------------------
+
+
+def spec_of(model_id: str):
+    return load_spec(model_id, None, None)[1]
+
+
+@pytest.mark.parametrize(("text", "tokens"), [("8K", 8192), ("128k", 131_072), ("1M", 1_048_576), ("32768", 32_768)])
+def test_context_takes_the_page_units(text, tokens):
+    result = run("meta-llama/Llama-3.1-8B-Instruct", "--context", text, "--gpu", "h100-sxm")
+    assert result["workload"]["context"] == tokens == parse_tokens(text)
+    assert result["kv_cache_bytes"] == 131_072 * tokens
+
+
+def test_model_ids_are_case_insensitive_and_print_the_catalog_spelling():
+    result = run("META-LLAMA/llama-3.1-8b-INSTRUCT", "--gpu", "h100-sxm")
+    assert result["model"] == "meta-llama/Llama-3.1-8B-Instruct"
+    assert result["params_total"] == 8_030_261_248
+
+
+@pytest.mark.parametrize(
+    ("name", "slug"),
+    [
+        ("H100 80GB", "h100-sxm"),
+        ("h200 141gb", "h200-sxm"),
+        ("NVIDIA H200 NVL 141GB", "h200-nvl"),
+        ("RTX 4090 24GB", "rtx-4090"),
+        ("MI300X 192GB", "mi300x"),
+        ("a40", "a40"),
+    ],
+)
+def test_gpu_accepts_the_names_the_output_prints(name, slug):
+    result = run("meta-llama/Llama-3.1-8B-Instruct", "--gpu", name)
+    assert [row["slug"] for row in result["gpus"]] == [slug]
+
+
+def test_every_printed_gpu_name_is_accepted_back():
+    printed = run("meta-llama/Llama-3.1-8B-Instruct")
+    for row in printed["gpus"] + printed["machines"]:
+        again = run("meta-llama/Llama-3.1-8B-Instruct", "--gpu", row["name"])
+        assert [r["slug"] for r in again["gpus"] + again["machines"]] == [row["slug"]]
+
+
+def test_a_mac_chip_takes_the_memory_size_its_name_gives():
+    result = run("meta-llama/Llama-3.1-8B-Instruct", "--gpu", "Apple M3 Ultra 256 GB")
+    assert [(row["slug"], row["memory_bytes"]) for row in result["machines"]] == [("apple-m3-ultra", 256 * GIB)]
+
+
+def test_help_lists_every_gpu_slug():
+    text = Command().create_parser("manage.py", "estimate").format_help()
+    flat = "".join(text.split())  # help text wraps at hyphens
+    for gpu in load_gpus():
+        assert gpu.slug in flat
+
+
+# --- unified-memory machines --------------------------------------------------------------------------------
+
+
+def test_default_list_never_stacks_macs_or_unified_desktops():
+    result = run("meta-llama/Llama-3.1-405B")
+    unified = {g.slug for g in load_gpus() if g.segment in ("apple", "unified-desktop")}
+    assert not unified & {row["slug"] for row in result["gpus"]}
+    assert {row["slug"] for row in result["machines"]} == unified
+    assert all(row["verdict"] == "no" for row in result["machines"])
+
+
+def test_mac_rows_follow_apple_fit_with_the_memory_sold_in_gib():
+    # Qwen3-32B at 48K tokens needs ~86 GB: above a 96 GB Mac's default GPU limit, below its raised one
+    result = run("Qwen/Qwen3-32B", "--context", "48K", "--gpu", "mac-96", "--gpu", "apple-m2-max", "--mac", "64")
+    total = result["total_bytes"]
+    verdicts = {}
+    for row, ram_gib in zip(result["machines"], (96, 96, 64), strict=True):
+        expected = apple_fit(total, ram_gib * GIB)
+        assert row["memory_bytes"] == ram_gib * GIB
+        assert row["gpu_limit_bytes"] == expected.default_limit_bytes
+        assert row["wired_limit_mb"] == expected.wired_limit_mb
+        assert row["command"] == expected.command
+        verdicts[row["slug"]] = row["verdict"]
+    assert verdicts == {"mac-96": "raise", "apple-m2-max": "raise", "mac-64": "no"}
+    assert result["gpus"] == []
+    assert result["machines"][0]["wired_limit_mb"] * 2**20 >= total
+
+
+def test_mac_text_says_fits_raise_or_does_not_fit():
+    out = StringIO()
+    call_command(
+        "estimate", "Qwen/Qwen3-32B", "--context", "48K", "--mac", "128", "--mac", "96", "--mac", "48", stdout=out
+    )
+    text = out.getvalue()
+    assert "Mac 128 GB: fits (GPU limit" in text
+    assert "Mac 96 GB: fits after raising the GPU limit: sudo sysctl iogpu.wired_limit_mb=" in text
+    assert "Mac 48 GB: does not fit" in text
+    assert " × Mac" not in text and "nodes" not in text
+
+
+def test_dgx_spark_and_strix_halo_are_one_machine_each():
+    result = run("Qwen/Qwen3-32B", "--gpu", "DGX Spark", "--gpu", "Ryzen AI Max+ 395")
+    assert [row["slug"] for row in result["machines"]] == ["dgx-spark-gb10", "ryzen-ai-max-plus-395"]
+    assert result["gpus"] == []
+    assert [row["verdict"] for row in result["machines"]] == ["fits", "fits"]
+    assert all(row["command"] is None for row in result["machines"])
+
+
+# --- modes that do not apply --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("mode", "precision", "reason"),
+    [
+        ("lora", "int4", "lora_on_4bit_is_qlora"),
+        ("qlora", "fp16", "qlora_needs_4bit_base"),
+        ("full", "int4", "full_needs_16bit"),
+        ("lora", "fp16", None),
+    ],
+)
+def test_modes_that_do_not_apply_follow_choose_mode_in_json_and_text(mode, precision, reason):
+    result = run("meta-llama/Llama-3.1-8B-Instruct", "--mode", mode, "--precision", precision, "--gpu", "h100-sxm")
+    choice = choose_mode(mode, precision)
+    assert result["workload"]["mode"] == str(choice.mode)
+    assert result["workload"]["precision"] == choice.precision
+    change = result["mode_change"]
+    assert (change["requested_mode"], change["requested_precision"]) == (mode, precision)
+    assert change["applies"] is choice.applies and change["reason"] == reason
+    out = StringIO()
+    args = ("--mode", mode, "--precision", precision, "--gpu", "h100-sxm")
+    call_command("estimate", "meta-llama/Llama-3.1-8B-Instruct", *args, stdout=out)
+    assert (f"note: {change['note']}" in out.getvalue()) is (reason is not None)
+
+
+def test_qlora_without_a_precision_is_qlora_as_asked():
+    result = run("meta-llama/Llama-3.1-8B-Instruct", "--mode", "qlora", "--gpu", "h100-sxm")
+    assert result["mode_change"]["applies"] is True and result["mode_change"]["note"] is None
+
+
+# --- the inverse questions, speed and cost ------------------------------------------------------------------
+
+
+def workload_of(result: dict) -> Workload:
+    w = result["workload"]
+    return Workload(context=w["context"], concurrency=w["concurrency"], precision=w["precision"], engine=w["engine"])
+
+
+def test_max_context_and_concurrency_match_the_core_on_gpus_and_a_mac():
+    args = ("Qwen/Qwen3-32B", "--precision", "fp8", "--context", "32K", "--concurrency", "4", "--gpus", "2")
+    result = run(*args, "--gpu", "h100-sxm", "--mac", "64", "--max-context", "--max-concurrency")
+    spec, workload = spec_of("Qwen/Qwen3-32B"), workload_of(result)
+    h100, mac = result["gpus"][0], result["machines"][0]
+    gpu = gpu_by_slug("h100-sxm")
+    assert h100["inverse_gpus"] == 2
+    assert h100["max_context"] == max_context(spec, workload, gpu, 2) == 40_960
+    assert h100["max_concurrency"] == max_concurrency(spec, workload, gpu, 2)
+    budget = apple_fit(0, 64 * GIB).max_raised_limit_bytes
+    assert mac["max_context"] == max_context(spec, workload, gpu, 1, budget_bytes=budget)
+    assert mac["max_concurrency"] == max_concurrency(spec, workload, gpu, 1, budget_bytes=budget)
+    assert 0 < mac["max_concurrency"] < h100["max_concurrency"]
+
+
+def test_speed_matches_the_core_at_the_tensor_parallel_size():
+    # 64 query heads, 8 KV heads: a need of three H100s runs on four under vLLM
+    result = run("meta-llama/Llama-3.3-70B-Instruct", "--context", "32K", "--gpu", "h100-sxm", "--speed")
+    row = result["gpus"][0]
+    assert (row["count"], row["tensor_parallel"]) == (3, 4)
+    found = speed(spec_of("meta-llama/Llama-3.3-70B-Instruct"), workload_of(result), gpu_by_slug("h100-sxm"), 4)
+    assert result["speed"] == row["speed"]
+    assert result["speed"]["gpus"] == 4
+    assert result["speed"]["decode_per_request"] == {
+        "low": found.per_request_tokens_per_s_low,
+        "high": found.per_request_tokens_per_s_high,
+    }
+    assert result["speed"]["decode_total"]["low"] == found.decode_tokens_per_s_low
+    assert result["speed"]["prefill"] == found.prefill_tokens_per_s
+    assert result["speed"]["ttft_s"] == pytest.approx(32_768 / found.prefill_tokens_per_s)
+
+
+def test_speed_on_a_mac_chip_uses_its_bandwidth_and_a_bare_mac_size_says_unknown():
+    result = run("Qwen/Qwen3-8B", "--gpu", "apple-m4-max", "--mac", "32", "--speed")
+    chip, bare = result["machines"]
+    assert chip["speed"]["gpus"] == 1 and chip["speed"]["decode_per_request"]["low"] > 0
+    assert bare["speed"]["decode_per_request"]["low"] is None
+
+
+def test_cost_per_million_tokens_and_break_even_match_the_core():
+    args = ("Qwen/Qwen3-32B", "--precision", "fp8", "--gpu", "h100-sxm", "--price-per-gpu-hour", "2.49")
+    args += ("--api-price", "0.1,0.4,0.05")
+    result = run(*args, "--cached-share", "50")
+    cost = result["cost"]
+    tokens = speed(spec_of("Qwen/Qwen3-32B"), workload_of(result), gpu_by_slug("h100-sxm"), 1).decode_tokens_per_s_low
+    assert cost["billed_gpus"] == 1 and cost["tokens_per_s"] == tokens
+    assert cost["per_month_usd"] == pytest.approx(2.49 * HOURS_PER_MONTH)
+    assert cost["per_million_tokens_usd"] == cost_per_million_tokens(2.49, tokens)
+    mix = TrafficMix(input_tokens_per_output_token=3.0, cached_input_share=0.5)
+    expected = break_even(2.49 * HOURS_PER_MONTH, ApiPrice(0.1, 0.4, 0.05), mix, date.today(), tokens)
+    assert cost["break_even"]["api_per_million_output_usd"] == pytest.approx(0.4 + 3 * 0.075)
+    assert cost["break_even"]["break_even_output_tokens_per_month"] == pytest.approx(
+        expected.break_even_output_tokens_per_month
+    )
+    assert cost["break_even"]["self_host_can_reach_break_even"] is expected.self_host_can_reach_break_even
+
+
+def test_text_prints_the_new_answers():
+    out = StringIO()
+    args = ("--gpu", "H100 80GB", "--max-context", "--speed", "--price-per-gpu-hour", "2", "--api-price", "1,4")
+    call_command("estimate", "Qwen/Qwen3-32B", "--precision", "fp8", *args, stdout=out)
+    text = out.getvalue()
+    tokens = run("Qwen/Qwen3-32B", "--precision", "fp8", *args)["gpus"][0]["max_context"]
+    assert tokens > 8192
+    assert f"longest context on 1 GPU: {tokens:,} tokens" in text
+    assert "tokens/s per request" in text and "prefill:" in text
+    assert "per million generated tokens" in text and "break-even at" in text
+
+
+# --- every bad value: one line, exit 2 ----------------------------------------------------------------------
+
+MODEL = "meta-llama/Llama-3.1-8B-Instruct"
+
+
+@pytest.mark.parametrize(
+    ("args", "argument"),
+    [
+        ([MODEL, "--context", "8Q"], "--context"),
+        ([MODEL, "--context", "NaN"], "--context"),
+        ([MODEL, "--context", "inf"], "--context"),
+        ([MODEL, "--context", "1e400"], "--context"),
+        ([MODEL, "--context", "-1"], "--context"),
+        ([MODEL, "--context", "32M"], "--context"),
+        ([MODEL, "--concurrency", "NaN"], "--concurrency"),
+        ([MODEL, "--params", "1e400"], "--params"),
+        ([MODEL, "--params", "inf"], "--params"),
+        ([MODEL, "--gpus", "0"], "--gpus"),
+        ([MODEL, "--mac", "4"], "--mac"),
+        ([MODEL, "--mac", "lots"], "--mac"),
+        ([MODEL, "--gpu", "mac-1"], "--gpu"),
+        ([MODEL, "--max-context"], "--max-context"),
+        ([MODEL, "--speed"], "--speed"),
+        ([MODEL, "--gpu", "h100-sxm", "--price-per-gpu-hour", "NaN"], "--price-per-gpu-hour"),
+        ([MODEL, "--gpu", "h100-sxm", "--price-per-gpu-hour", "-2"], "--price-per-gpu-hour"),
+        ([MODEL, "--gpu", "h100-sxm", "--price-per-gpu-hour", "2", "--api-price", "1"], "--api-price"),
+        ([MODEL, "--gpu", "h100-sxm", "--price-per-gpu-hour", "2", "--api-price", "1,inf"], "--api-price"),
+        ([MODEL, "--api-price", "1,2"], "--api-price"),
+        ([MODEL, "--gpu", "h100-sxm", "--price-per-gpu-hour", "2", "--api-price", "1,2", "--cached-share", "101"], ""),
+    ],
+)
+def test_more_bad_values_give_one_line_and_exit_code_2(args, argument):
+    with pytest.raises(CommandError) as caught:
+        call_command("estimate", *args, stdout=StringIO())
+    assert str(caught.value).startswith(argument or "--cached-share")
+    assert "\n" not in str(caught.value) and caught.value.returncode == 2
+
+
+def test_a_name_that_fits_several_gpus_asks_which():
+    with pytest.raises(CommandError, match="names several GPUs") as caught:
+        call_command("estimate", MODEL, "--gpu", "H100", stdout=StringIO())
+    assert caught.value.returncode == 2
+
+
+def test_unknown_gpu_suggests_slugs():
+    with pytest.raises(CommandError, match="did you mean h100-sxm"):
+        call_command("estimate", MODEL, "--gpu", "h100-sx", stdout=StringIO())
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [MODEL, "--context", "NaN"],
+        [MODEL, "--gpu", "h900"],
+        [MODEL, "--no-such-flag"],
+        [],
+        [MODEL, "--context"],
+    ],
+)
+def test_from_the_shell_bad_values_print_one_line_and_exit_2(args):
+    done = manage("estimate", *args)
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr

@@ -1,10 +1,17 @@
 """manage.py rank: the ranking from the current offers, as text and JSON."""
 
 import json
+from decimal import Decimal
 from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
+
+from calculator.estimation import Workload, estimate, speed
+from calculator.estimation.cost import cost_per_million_tokens
+from calculator.management.options import load_spec
+from pricing.gpus import BYTES_PER_GB, gpu_by_slug
+from tests.calculator.test_estimate_command import manage
 
 pytestmark = pytest.mark.django_db
 
@@ -75,3 +82,100 @@ def test_rank_text_marks_low_confidence_rows_of_the_shipped_snapshot():
     assert all("LOW CONFIDENCE" in line for line in hot_aisle)
     runpod = [line for line in lines if "RunPod" in line]
     assert runpod and not any("CONFIDENCE" in line for line in runpod)
+
+
+# --- a model and the calculator's options instead of a number of GB ------------------------------------------
+
+
+def test_rank_for_a_model_ranks_its_estimated_need():
+    by_model = json.loads(run("ZAI-ORG/glm-5.3-flash", "--json"))
+    need = estimate(load_spec("zai-org/GLM-5.3-Flash", None, None)[1], Workload()).total_bytes
+    by_memory = json.loads(run("--memory-gb", str(Decimal(need) / BYTES_PER_GB), "--json"))
+    assert by_model["model"] == "zai-org/GLM-5.3-Flash"
+    assert by_model["need_gb"] == by_memory["need_gb"]
+    assert [(r["gpu"], r["per_hour_usd"]) for r in by_model["by_gpu"]] == [
+        (r["gpu"], r["per_hour_usd"]) for r in by_memory["by_gpu"]
+    ]
+    assert by_model["workload"] == {
+        "mode": "inference",
+        "precision": "fp16",
+        "context": 8192,
+        "concurrency": 1,
+        "engine": "vllm",
+        "kv_dtype": "fp16",
+    }
+
+
+def test_rank_for_a_model_takes_precision_context_concurrency_and_engine():
+    args = ("meta-llama/Llama-3.3-70B-Instruct", "--precision", "fp8", "--context", "32K", "--concurrency", "4")
+    data = json.loads(run(*args, "--engine", "sglang", "--json"))
+    workload = Workload(precision="fp8", context=32_768, concurrency=4, engine="sglang")
+    spec = load_spec("meta-llama/Llama-3.3-70B-Instruct", None, None)[1]
+    assert Decimal(data["need_gb"]) * BYTES_PER_GB == estimate(spec, workload).total_bytes
+    first = data["by_gpu"][0]
+    gpu = gpu_by_slug(first["gpu_slug"])
+    running = min(first["tensor_parallel"] or first["gpus_needed"], first["instance_gpus"])
+    tokens = speed(spec, workload, gpu, running).decode_tokens_per_s_low
+    assert first["tokens_per_s"] == tokens
+    assert first["per_million_tokens_usd"] == cost_per_million_tokens(float(first["per_hour_usd"]), tokens)
+
+
+def test_rank_text_for_a_model_reports_a_mode_that_does_not_apply():
+    text = run("meta-llama/Llama-3.1-8B-Instruct", "--mode", "lora", "--precision", "int4")
+    assert "qlora" in text.splitlines()[0]
+    assert "note: LoRA on a 4-bit base is QLoRA" in text
+    assert "/M tokens" in text
+
+
+# --- bad values: one line, exit 2, no traceback ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "argument"),
+    [
+        (["--memory-gb", "abc"], "--memory-gb"),
+        (["--memory-gb", "NaN"], "--memory-gb"),
+        (["--memory-gb", "inf"], "--memory-gb"),
+        (["--memory-gb", "-inf"], "--memory-gb"),
+        (["--memory-gb", "1e400"], "--memory-gb"),
+        (["--memory-gb", "-1"], "--memory-gb"),
+        (["--memory-gb", "0"], "--memory-gb"),
+        (["--memory-gb", ""], "--memory-gb"),
+        (["--memory-gb", "708", "--kind", "bogus"], "--kind"),
+        ([], "model"),
+        (["meta-llama/Llama-3.1-8B-Instruct", "--memory-gb", "16"], "model"),
+        (["nobody/nothing"], "model"),
+        (["meta-llama/Llama-3.1-8B-Instruct", "--context", "lots"], "--context"),
+        (["meta-llama/Llama-3.1-8B-Instruct", "--precision", "fp3"], "--precision"),
+        (["meta-llama/Llama-3.1-8B-Instruct", "--concurrency", "0"], "--concurrency"),
+    ],
+)
+def test_rank_bad_values_give_one_line_and_exit_code_2(args, argument):
+    with pytest.raises(CommandError) as caught:
+        run(*args)
+    message = str(caught.value)
+    # argparse itself answers "-inf" (it reads as a flag): "argument --memory-gb: expected one argument"
+    assert message.split(":")[0].endswith(argument) and "\n" not in message
+    assert caught.value.returncode == 2
+
+
+@pytest.mark.parametrize("value", ["abc", "NaN", "inf", "1e400", "-1"])
+def test_rank_bad_memory_from_the_shell_prints_one_line_and_exits_2(value, tmp_path):
+    done = manage("rank", "--memory-gb", value, database=tmp_path / "empty.sqlite3")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().startswith("CommandError: --memory-gb:")
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_rank_unknown_flag_from_the_shell_prints_one_line_and_exits_2(tmp_path):
+    done = manage("rank", "--memory-gb", "708", "--nope", database=tmp_path / "empty.sqlite3")
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_rank_on_an_unmigrated_database_says_to_run_migrate(tmp_path):
+    database = tmp_path / "fresh.sqlite3"
+    done = manage("rank", "--memory-gb", "708", database=database)
+    assert done.returncode == 1
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert "manage.py migrate" in done.stderr

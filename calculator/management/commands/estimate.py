@@ -1,121 +1,196 @@
 """``python manage.py estimate``: the estimation core from the shell.
 
-    manage.py estimate meta-llama/Llama-3.1-8B-Instruct --precision q4_k_m --engine llama.cpp --context 32768
+    manage.py estimate meta-llama/Llama-3.1-8B-Instruct --precision q4_k_m --engine llama.cpp --context 32K
     manage.py estimate path/to/config.json --params 8.03e9 --json
+    manage.py estimate qwen/qwen3-32b --gpu "H100 80GB" --gpu mac-64 --max-context --speed
+    manage.py estimate qwen/qwen3-32b --gpu h100-sxm --speed --price-per-gpu-hour 2.49 --api-price 0.4,1.6
 
-A catalog id is read from the recorded Hub data the catalog ships (``models_catalog/data/hub``); a path to a
-``config.json`` needs nothing else. GPU specs come from ``pricing/gpus.py``. No database is touched.
+A catalog id (any case) is read from the recorded Hub data the catalog ships (``models_catalog/data/hub``); a
+path to a ``config.json`` needs nothing else. GPU specs come from ``pricing/gpus.py``. No database is touched.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from pathlib import Path
+from datetime import date
+from decimal import Decimal
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 from django.utils import translation
 
 from calculator.estimation import (
-    ENGINES,
-    KV_DTYPES,
-    MODES,
+    ApiPrice,
     Breakdown,
-    Mode,
     Term,
-    Workload,
+    TrafficMix,
+    apple_fit,
+    break_even,
+    cost_per_hour,
+    cost_per_million_tokens,
+    cost_per_month,
     estimate,
-    get_engine,
-    get_kv_dtype,
-    get_precision,
     gpus_needed,
+    max_concurrency,
+    max_context,
     nodes_needed,
+    speed,
+    tensor_parallel_size,
+    usable_bytes,
+)
+from calculator.management.options import (
+    MAX_GPUS,
+    MAX_MAC_GB,
+    Hardware,
+    Machine,
+    Request,
+    add_workload_arguments,
+    as_hardware,
+    find_hardware,
+    gpu_slugs,
+    mac,
+    mode_change_json,
+    mode_change_note,
+    one_line_errors,
+    parse_decimal,
+    parse_int,
+    read_request,
+    usage_error,
 )
 from calculator.term_text import term_formula, term_label
 from models_catalog.architecture import ModelSpec
-from models_catalog.specs import SpecUnavailable, param_counts, spec_from_config, spec_from_recorded_folder
-from pricing.gpus import GpuSpec, gpu_by_slug, load_gpus
+from pricing.gpus import GpuSpec, load_gpus
 
-HUB_DIR = Path(__file__).resolve().parents[3] / "models_catalog" / "data" / "hub"
-USAGE_EXIT = 2
-MAX_CONTEXT = 1 << 24
-MAX_CONCURRENCY = 1 << 16
-_COUNT = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?(?:e[0-9]+)?)\s*([kmbt]?)\s*$", re.IGNORECASE)
-_SUFFIX = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "t": 10**12}
+# Engines that split one replica over GPUs by tensor parallelism, so the GPU count must divide the heads.
+TENSOR_PARALLEL_ENGINES = frozenset({"vllm", "sglang", "tensorrt-llm"})
+MAX_PRICE_PER_GPU_HOUR = Decimal(1000)
+MAX_API_PRICE = Decimal(10_000)
 
 
-def _fail(argument: str, message: str) -> CommandError:
-    return CommandError(f"{argument}: {message}", returncode=USAGE_EXIT)
-
-
-def parse_count(argument: str, text: str) -> int:
-    """``8030261248``, ``8.03e9``, ``321.3B``, ``25.4b`` → parameters."""
-    match = _COUNT.match(text)
-    if not match:
-        raise _fail(argument, f"expected a parameter count such as 8.03e9 or 321.3B, got {text!r}")
-    value = round(float(match.group(1)) * _SUFFIX[match.group(2).lower()])
-    if value <= 0:
-        raise _fail(argument, "must be positive")
-    return value
-
-
-def _positive_int(argument: str, text: str, upper: int) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise _fail(argument, f"expected a whole number, got {text!r}") from None
-    if not 1 <= value <= upper:
-        raise _fail(argument, f"must be between 1 and {upper:,}, got {value:,}")
-    return value
-
-
-def load_spec(model: str, params: int | None, active: int | None) -> tuple[str, ModelSpec, bool]:
-    """(display name, spec, whether the counts were overridden) for a catalog id or a config.json path."""
-    path = Path(model)
-    overridden = params is not None or active is not None
-    try:
-        if path.suffix == ".json" or path.is_file():
-            if not path.is_file():
-                raise _fail("model", f"no such file {model!r}")
-            try:
-                config = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise _fail("model", f"cannot read {path}: {exc}") from None
-            return str(path), spec_from_config(config, param_counts(params, active)), overridden
-        folder = HUB_DIR / model
-        if "/" not in model or not (folder / "config.json").is_file():
-            raise _fail("model", f"{model!r} is neither a catalog model id nor a path to a config.json")
-        return model, spec_from_recorded_folder(folder, params, active), overridden
-    except SpecUnavailable as unavailable:
-        raise _fail("model", f"cannot size {model}: {unavailable}") from None
-
-
-def gpu_rows(total_bytes: int, gpus: list[GpuSpec]) -> list[dict[str, Any]]:
-    rows = []
+def default_hardware() -> list[Hardware]:
+    """One GPU per family (interchangeable GPUs fit alike), then each unified-memory machine once."""
+    listed: list[Hardware] = []
     seen: set[str] = set()
-    for gpu in gpus:
+    for gpu in load_gpus():
         family = gpu.family or gpu.slug
-        if family in seen:
-            continue
-        seen.add(family)
-        count = gpus_needed(total_bytes, gpu.memory_bytes)
-        rows.append(
-            {
-                "slug": gpu.slug,
-                "name": gpu.short_name or gpu.name,
-                "memory_bytes": gpu.memory_bytes,
-                "count": count,
-                "nodes": nodes_needed(count),
-            }
-        )
-    return rows
+        if family not in seen:
+            seen.add(family)
+            listed.append(as_hardware(gpu))
+    return listed
 
 
-def as_json(name: str, breakdown: Breakdown, gpus: list[dict[str, Any]], overridden: bool) -> dict[str, Any]:
-    workload = breakdown.workload
+def _tensor_parallel(count: int, spec: ModelSpec) -> int | None:
+    return tensor_parallel_size(count, spec.num_attention_heads, spec.num_kv_heads)
+
+
+def gpu_row(total_bytes: int, gpu: GpuSpec, spec: ModelSpec) -> dict[str, Any]:
+    count = gpus_needed(total_bytes, gpu.memory_bytes)
     return {
-        "model": name,
+        "slug": gpu.slug,
+        "name": gpu.short_name or gpu.name,
+        "memory_bytes": gpu.memory_bytes,
+        "count": count,
+        "nodes": nodes_needed(count),
+        # the GPUs a tensor-parallel engine would run: the next count that divides the attention heads
+        "tensor_parallel": _tensor_parallel(count, spec),
+    }
+
+
+def machine_row(total_bytes: int, machine: Machine) -> dict[str, Any]:
+    """One machine: fits its GPU limit, fits after raising it (Macs: the sysctl value), or does not fit."""
+    row: dict[str, Any] = {"slug": machine.slug, "name": machine.name, "memory_bytes": machine.memory_bytes}
+    if machine.apple:
+        found = apple_fit(total_bytes, machine.memory_bytes)
+        verdict = "fits" if found.fits_default else "raise" if found.fits_after_raise else "no"
+        return {
+            **row,
+            "verdict": verdict,
+            "gpu_limit_bytes": found.default_limit_bytes,
+            "max_gpu_limit_bytes": found.max_raised_limit_bytes,
+            "wired_limit_mb": found.wired_limit_mb,
+            "command": found.command,
+        }
+    usable = usable_bytes(machine.memory_bytes)
+    verdict = "fits" if total_bytes <= usable else "no"
+    return {
+        **row,
+        "verdict": verdict,
+        "gpu_limit_bytes": usable,
+        "max_gpu_limit_bytes": usable,
+        "wired_limit_mb": None,
+        "command": None,
+    }
+
+
+def machine_budget(machine: Machine) -> int:
+    """What the inverse questions may fill: a Mac's raised GPU limit, another box's memory at 90 %."""
+    if machine.apple:
+        return apple_fit(0, machine.memory_bytes).max_raised_limit_bytes
+    return usable_bytes(machine.memory_bytes)
+
+
+def speed_json(request: Request, hardware: Hardware, count: int) -> dict[str, Any]:
+    """Decode and prefill rates (core ``speed``); the first token after a prompt of the whole context."""
+    found = speed(request.spec, request.workload, hardware, count)
+    prefill = found.prefill_tokens_per_s
+    return {
+        "gpus": count,
+        "decode_per_request": {"low": found.per_request_tokens_per_s_low, "high": found.per_request_tokens_per_s_high},
+        "decode_total": {"low": found.decode_tokens_per_s_low, "high": found.decode_tokens_per_s_high},
+        "prefill": prefill,
+        "ttft_s": request.workload.context / prefill if prefill else None,
+        "bound": found.bound,
+        "bytes_read_per_step": found.bytes_read_per_step,
+    }
+
+
+def parse_api_price(text: str) -> ApiPrice:
+    """``input,output`` or ``input,output,cached input``: USD per million tokens."""
+    parts = [p for p in text.replace(";", ",").split(",") if p.strip()]
+    if len(parts) not in (2, 3):
+        raise usage_error("--api-price", f"expected INPUT,OUTPUT[,CACHED] in USD per million tokens, got {text!r}")
+    prices = [float(parse_decimal("--api-price", p, MAX_API_PRICE, allow_zero=True)) for p in parts]
+    return ApiPrice(prices[0], prices[1], prices[2] if len(prices) == 3 else None)
+
+
+def cost_json(options: dict[str, Any], price: Decimal, billed_gpus: int, tokens_per_s: float | None) -> dict[str, Any]:
+    """Self-hosting at a given price per GPU-hour: per hour and month, per million tokens, against an API."""
+    per_hour = cost_per_hour(float(price), billed_gpus)
+    per_month = cost_per_month(per_hour)
+    result: dict[str, Any] = {
+        "price_per_gpu_hour_usd": float(price),
+        "billed_gpus": billed_gpus,
+        "per_hour_usd": per_hour,
+        "per_month_usd": per_month,
+        # the conservative end of the decode range, as the model page uses it
+        "tokens_per_s": tokens_per_s,
+        "per_million_tokens_usd": cost_per_million_tokens(per_hour, tokens_per_s),
+        "break_even": None,
+    }
+    if options["api_price"]:
+        api = parse_api_price(options["api_price"])
+        ratio = float(parse_decimal("--input-ratio", options["input_ratio"], Decimal(1000), allow_zero=True))
+        cached = parse_int("--cached-share", options["cached_share"], 100, lower=0)
+        mix = TrafficMix(input_tokens_per_output_token=ratio, cached_input_share=cached / 100)
+        found = break_even(per_month, api, mix, date.today(), tokens_per_s)
+        result["break_even"] = {
+            "api_input_per_million_usd": api.input_per_million_usd,
+            "api_output_per_million_usd": api.output_per_million_usd,
+            "input_tokens_per_output_token": ratio,
+            "cached_input_share": cached / 100,
+            "api_per_million_output_usd": found.api_per_million_output_usd,
+            "break_even_output_tokens_per_month": found.break_even_output_tokens_per_month,
+            "self_host_capacity_tokens_per_month": found.self_host_capacity_tokens_per_month,
+            "self_host_can_reach_break_even": found.self_host_can_reach_break_even,
+        }
+    return result
+
+
+def as_json(request: Request, breakdown: Breakdown, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    workload = breakdown.workload
+    overridden = request.overridden
+    return {
+        "model": request.model,
         "params_total": breakdown.params_total,
         "params_active": breakdown.params_active,
         "params_source": "override" if overridden else breakdown.params_source,
@@ -128,6 +203,7 @@ def as_json(name: str, breakdown: Breakdown, gpus: list[dict[str, Any]], overrid
             "engine": workload.engine,
             "kv_dtype": workload.kv_dtype,
         },
+        "mode_change": mode_change_json(request),
         "weights_bytes": breakdown.weights_bytes,
         "gpu_weights_bytes": breakdown.bytes_of("weights"),
         "kv_cache_bytes": breakdown.kv_cache_bytes,
@@ -138,7 +214,8 @@ def as_json(name: str, breakdown: Breakdown, gpus: list[dict[str, Any]], overrid
         "estimated_fields": list(breakdown.estimated_fields),
         "warnings": list(breakdown.warnings),
         "terms": [term_json(t) for t in breakdown.terms],
-        "gpus": gpus,
+        "gpus": [row for row in rows if "count" in row],
+        "machines": [row for row in rows if "verdict" in row],
     }
 
 
@@ -159,78 +236,130 @@ def term_json(term: Term) -> dict[str, Any]:
     }
 
 
+def _gb(value: float | int) -> str:
+    return f"{value / 1e9:,.1f} GB"
+
+
+def _rate(low: float | None, high: float | None) -> str:
+    return f"{low:,.0f}–{high:,.0f} tokens/s" if low and high else "unknown (no bandwidth on record)"
+
+
 class Command(BaseCommand):
-    help = "Estimate the memory a model needs and the GPUs that hold it (GB = 10^9 bytes)."
+    help = "Estimate the memory a model needs and the GPUs that hold it (GB = 10^9 bytes; Mac memory in GiB)."
+
+    def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
+        return one_line_errors(super().create_parser(prog_name, subcommand, **kwargs))
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("model", help="catalog model id (org/name) or a path to a config.json")
-        parser.add_argument("--params", help="total parameters, overriding the recorded count (8.03e9, 321.3B)")
-        parser.add_argument("--active-params", help="parameters active per token (MoE)")
+        parser.add_argument("model", help="catalog model id (org/name, any case) or a path to a config.json")
+        add_workload_arguments(parser)
         parser.add_argument(
-            "--precision",
-            default="fp16",
-            help="fp32 fp16 bf16 fp8 int8 int4 nf4 mxfp4 awq gptq mlx-2bit … mlx-8bit, or a GGUF type (Q4_K_M, IQ4_XS)",
+            "--gpu",
+            action="append",
+            default=[],
+            help="GPU slug or the name the output prints (repeatable; default: one of each); mac-<GB> for a Mac "
+            "of that memory. Slugs: " + ", ".join(gpu_slugs()),
         )
-        parser.add_argument("--mode", default="inference", help=" | ".join(MODES))
-        parser.add_argument("--context", default="8192", help="tokens per request")
-        parser.add_argument("--concurrency", default="1", help="requests served in parallel")
-        parser.add_argument("--engine", default="vllm", help=" | ".join(ENGINES))
-        parser.add_argument("--kv-dtype", default="fp16", help=" | ".join(KV_DTYPES))
-        parser.add_argument("--gpu", action="append", default=[], help="GPU slug (repeatable); default: all")
+        parser.add_argument("--mac", action="append", default=[], help="unified memory of a Mac in GB (repeatable)")
+        parser.add_argument(
+            "--gpus",
+            help="GPUs of each --gpu for --max-context, --max-concurrency, --speed (default 1; speed: as needed)",
+        )
+        parser.add_argument("--max-context", action="store_true", help="longest context that fits each --gpu/--mac")
+        parser.add_argument(
+            "--max-concurrency", action="store_true", help="most parallel requests that fit each --gpu/--mac"
+        )
+        parser.add_argument("--speed", action="store_true", help="decode and prefill tokens/s on each --gpu/--mac")
+        parser.add_argument(
+            "--price-per-gpu-hour", help="USD per GPU-hour on the first --gpu: cost per month and per million tokens"
+        )
+        parser.add_argument(
+            "--api-price", help="a hosted API's USD per million tokens, INPUT,OUTPUT[,CACHED]: the break-even"
+        )
+        parser.add_argument("--input-ratio", default="3", help="input tokens per generated token (default 3)")
+        parser.add_argument("--cached-share", default="0", help="percent of input the API serves from cache")
         parser.add_argument("--json", action="store_true", help="print JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        precision = get_precision(options["precision"])
-        if precision is None:
-            raise _fail("--precision", f"unknown precision {options['precision']!r}")
-        try:
-            mode = Mode(options["mode"].strip().lower())
-        except ValueError:
-            raise _fail("--mode", f"expected one of {', '.join(MODES)}, got {options['mode']!r}") from None
-        engine = get_engine(options["engine"])
-        if engine is None:
-            raise _fail("--engine", f"expected one of {', '.join(ENGINES)}, got {options['engine']!r}")
-        kv_dtype = get_kv_dtype(options["kv_dtype"])
-        if kv_dtype is None:
-            raise _fail("--kv-dtype", f"expected one of {', '.join(KV_DTYPES)}, got {options['kv_dtype']!r}")
-        context = _positive_int("--context", options["context"], MAX_CONTEXT)
-        concurrency = _positive_int("--concurrency", options["concurrency"], MAX_CONCURRENCY)
-        params = parse_count("--params", options["params"]) if options["params"] is not None else None
-        active = (
-            parse_count("--active-params", options["active_params"]) if options["active_params"] is not None else None
-        )
-        gpus: list[GpuSpec] = []
-        for slug in options["gpu"]:
-            gpu = gpu_by_slug(slug.strip().lower())
-            if gpu is None:
-                raise _fail("--gpu", f"unknown GPU {slug!r}")
-            gpus.append(gpu)
-        name, spec, overridden = load_spec(options["model"], params, active)
-        workload = Workload(
-            mode=mode,
-            precision=precision.key,
-            context=context,
-            concurrency=concurrency,
-            engine=engine.key,
-            kv_dtype=kv_dtype.key,
-        )
-        breakdown = estimate(spec, workload)
-        rows = gpu_rows(breakdown.total_bytes, gpus or list(load_gpus()))
+        hardware = [find_hardware(text) for text in options["gpu"]]
+        hardware += [mac(parse_int("--mac", text, MAX_MAC_GB, lower=8)) for text in options["mac"]]
+        count = parse_int("--gpus", options["gpus"], MAX_GPUS) if options["gpus"] is not None else None
+        price = None
+        if options["price_per_gpu_hour"] is not None:
+            price = parse_decimal("--price-per-gpu-hour", options["price_per_gpu_hour"], MAX_PRICE_PER_GPU_HOUR)
+        for flag in ("max_context", "max_concurrency", "speed"):
+            if options[flag] and not hardware:
+                raise usage_error(f"--{flag.replace('_', '-')}", "name the hardware with --gpu or --mac")
+        if price is not None and not hardware:
+            raise usage_error("--price-per-gpu-hour", "name the hardware with --gpu")
+        if options["api_price"] and price is None:
+            raise usage_error("--api-price", "the break-even needs --price-per-gpu-hour")
+        request = read_request(options)
+        breakdown = estimate(request.spec, request.workload)
+        total = breakdown.total_bytes
+        rows = []
+        for index, item in enumerate(hardware or default_hardware()):
+            row = machine_row(total, item) if isinstance(item, Machine) else gpu_row(total, item, request.spec)
+            if hardware:
+                row.update(self._on_hardware(request, item, row, count, options, price if index == 0 else None))
+            rows.append(row)
         if options["json"]:
-            self.stdout.write(json.dumps(as_json(name, breakdown, rows, overridden), indent=2))
+            data = as_json(request, breakdown, rows)
+            first = rows[0] if hardware else {}
+            for key in ("speed", "cost"):
+                if key in first:
+                    data[key] = first[key]
+            self.stdout.write(json.dumps(data, indent=2))
             return
-        self._print_text(name, spec, breakdown, rows, precision.label, engine.name)
+        self._print_text(request, breakdown, rows)
 
-    def _print_text(
-        self, name: str, spec: ModelSpec, breakdown: Breakdown, rows: list[dict[str, Any]], precision: str, engine: str
-    ) -> None:
-        w = breakdown.workload
+    def _on_hardware(
+        self,
+        request: Request,
+        hardware: Hardware,
+        row: dict[str, Any],
+        count: int | None,
+        options: dict[str, Any],
+        price: Decimal | None,
+    ) -> dict[str, Any]:
+        """The questions asked of one named piece of hardware: inverse fits, speed, cost."""
+        extra: dict[str, Any] = {}
+        spec, workload = request.spec, request.workload
+        budget = machine_budget(hardware) if isinstance(hardware, Machine) else None
+        inverse_gpus = 1 if isinstance(hardware, Machine) else count or 1
+        if options["max_context"] or options["max_concurrency"]:
+            extra["inverse_gpus"] = inverse_gpus
+        if options["max_context"]:
+            extra["max_context"] = max_context(spec, workload, hardware, inverse_gpus, budget_bytes=budget)
+        if options["max_concurrency"]:
+            extra["max_concurrency"] = max_concurrency(spec, workload, hardware, inverse_gpus, budget_bytes=budget)
+        if options["speed"] or price is not None:
+            running = 1
+            if not isinstance(hardware, Machine):
+                needed = count or row["count"]
+                tensor_parallel = workload.engine in TENSOR_PARALLEL_ENGINES and count is None
+                running = (row["tensor_parallel"] or needed) if tensor_parallel else needed
+            found = speed_json(request, hardware, running)
+            if options["speed"]:
+                extra["speed"] = found
+            if price is not None:
+                extra["cost"] = cost_json(options, price, running, found["decode_total"]["low"])
+        return extra
+
+    def _print_text(self, request: Request, breakdown: Breakdown, rows: list[dict[str, Any]]) -> None:
+        spec, w = request.spec, breakdown.workload
         out = self.stdout
         out.write(
-            f"{name}: {spec.params_total / 1e9:,.2f} B parameters ({spec.params_source}), "
+            f"{request.model}: {spec.params_total / 1e9:,.2f} B parameters ({spec.params_source}), "
             f"{spec.params_active / 1e9:,.2f} B active"
         )
-        out.write(f"{w.mode} · {precision} · {engine} · {w.context:,} tokens × {w.concurrency} · KV {w.kv_dtype}")
+        out.write(
+            f"{w.mode} · {request.precision_label} · {request.engine_name} · {w.context:,} tokens × {w.concurrency}"
+            f" · KV {w.kv_dtype}"
+        )
+        note = mode_change_note(request)
+        if note:
+            out.write(f"note: {note} (asked: {request.requested_mode} at {request.requested_precision})")
         for term in breakdown.terms:
             where = "" if term.on_gpu else " (host RAM)"
             flag = " (estimated)" if term.estimated else ""
@@ -241,7 +370,70 @@ class Command(BaseCommand):
         out.write(f"  {'Total (GPU)':<34} {breakdown.total_bytes / 1e9:>12,.2f} GB")
         for warning in breakdown.warnings:
             out.write(f"  note: {warning}")
-        out.write("GPUs needed at 90 % fill (≤ 8 per node):")
-        for row in rows:
-            nodes = f", {row['nodes']} nodes" if row["nodes"] > 1 else ""
-            out.write(f"  {row['count']:>4} × {row['name']}{nodes}")
+        gpus = [row for row in rows if "count" in row]
+        machines = [row for row in rows if "verdict" in row]
+        if gpus:
+            out.write("GPUs needed at 90 % fill (≤ 8 per node):")
+            for row in gpus:
+                nodes = f", {row['nodes']} nodes" if row["nodes"] > 1 else ""
+                tp = row["tensor_parallel"]
+                runs = ""
+                if w.engine in TENSOR_PARALLEL_ENGINES and tp and tp != row["count"]:
+                    runs = f" (tensor parallel runs {tp})"
+                out.write(f"  {row['count']:>4} × {row['name']}{nodes}{runs}")
+                self._print_extra(row)
+        if machines:
+            out.write("One machine each (unified memory, never stacked):")
+            for row in machines:
+                out.write(f"  {row['name']}: {self._verdict(row)}")
+                self._print_extra(row)
+
+    @staticmethod
+    def _verdict(row: dict[str, Any]) -> str:
+        if row["verdict"] == "fits":
+            return f"fits (GPU limit {_gb(row['gpu_limit_bytes'])})"
+        if row["verdict"] == "raise":
+            return f"fits after raising the GPU limit: {row['command']}"
+        return f"does not fit (at most {_gb(row['max_gpu_limit_bytes'])} for the GPU)"
+
+    def _print_extra(self, row: dict[str, Any]) -> None:
+        out = self.stdout
+        unified = "verdict" in row
+        gpus = row.get("inverse_gpus", 1)
+        on = "on this machine" if unified else f"on {gpus} GPU{'s' if gpus > 1 else ''}"
+        if "max_context" in row:
+            out.write(f"        longest context {on}: {row['max_context']:,} tokens")
+        if "max_concurrency" in row:
+            out.write(f"        most parallel requests {on}: {row['max_concurrency']:,}")
+        found = row.get("speed")
+        if found:
+            per, total = found["decode_per_request"], found["decode_total"]
+            running = "" if unified else f" on {found['gpus']} GPU{'s' if found['gpus'] > 1 else ''}"
+            if per["low"] is None:
+                out.write(f"        speed{running}: unknown (no memory bandwidth on record; name the chip)")
+            else:
+                out.write(f"        decode{running}: {_rate(per['low'], per['high'])} per request")
+            if total["low"] and total["low"] != per["low"]:
+                out.write(f"        decode, all requests: {_rate(total['low'], total['high'])}")
+            if found["prefill"]:
+                out.write(
+                    f"        prefill: {found['prefill']:,.0f} tokens/s; first token after {found['ttft_s']:.2f} s"
+                )
+        cost = row.get("cost")
+        if cost:
+            out.write(
+                f"        ${cost['per_hour_usd']:,.2f}/h for {cost['billed_gpus']} GPU(s), "
+                f"${cost['per_month_usd']:,.0f}/month"
+            )
+            if cost["per_million_tokens_usd"] is not None:
+                out.write(f"        ${cost['per_million_tokens_usd']:,.2f} per million generated tokens")
+            even = cost["break_even"]
+            if even:
+                volume = even["break_even_output_tokens_per_month"]
+                out.write(
+                    f"        the API costs ${even['api_per_million_output_usd']:,.2f} per million generated tokens"
+                )
+                if volume is not None:
+                    reach = even["self_host_can_reach_break_even"]
+                    tail = "" if reach is None else "; reachable" if reach else "; beyond what this hardware generates"
+                    out.write(f"        break-even at {volume / 1e6:,.0f} M generated tokens a month{tail}")
