@@ -1,14 +1,17 @@
-"""Decode and prefill speed from memory bandwidth and FLOPs (docs/methodology.md §5).
+"""Decode and prefill speed from a step-time model per engine (docs/methodology.md §5; SOURCES.md "Speed").
 
-Decode reads every active weight byte and the KV cache once per step; prefill is compute bound. Efficiencies
-are ranges, not constants: η_BW 0.5–0.8 (§5.4, a rule of thumb calibrated per engine) and an assumed prefill
-MFU of 0.4 (PaLM reached 46.2 % in training, §5.4). Every result is marked estimated.
+Decode step time = max(bytes read ÷ achieved bandwidth, FLOPs ÷ achieved FLOPs) + decoder layers × a fixed
+per-layer cost (+ a per-MoE-layer cost) + a per-step engine cost + tensor-parallel all-reduces (or
+expert-parallel all-to-alls) per layer (``step_time.py``). Bytes read are the weights a step actually touches
+(for MoE the distinct experts the batch routes to, §5.1) plus the KV cache of every sequence. Prefill reads the
+weights once per micro-batch and is compute bound beyond that. Every result is marked estimated; a GPU without a
+bandwidth or FLOPs figure yields ``None`` for what needs it and names the missing figure in ``missing``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from models_catalog.architecture import AttentionKind, ModelSpec
@@ -16,12 +19,24 @@ from models_catalog.architecture import AttentionKind, ModelSpec
 from .facts import spec_facts
 from .memory import estimate
 from .precision import PRECISIONS, get_precision
+from .step_time import (
+    EXPERT_IMBALANCE,
+    EngineSpeed,
+    all_reduce_s,
+    all_to_all_s,
+    engine_speed,
+    link_for,
+)
 from .workload import Workload
 
+# The band shown around the point estimate: the validation target for decode per request (±25 %, issue 16),
+# rounded to ±20 % for the range readers see.
+BAND = 0.2
+# Kept for callers of the former roofline: the share of peak bandwidth a well-tuned engine reaches (§5.4).
 BANDWIDTH_EFFICIENCY_LOW = 0.5
 BANDWIDTH_EFFICIENCY_HIGH = 0.8
-COMPUTE_EFFICIENCY = 0.5  # decode above the ridge point (assumed)
-PREFILL_MFU = 0.4  # assumed
+PREFILL_MFU = 0.4
+FIT_SHARE = 0.9  # memory an engine may fill (fit.py's 0.9 × memory rule)
 
 
 class SpeedHardware(Protocol):
@@ -36,16 +51,40 @@ class SpeedHardware(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class Speculative:
+    """Speculative decoding (MTP heads or a draft model): ``draft_tokens`` proposed per step, each accepted with
+    probability ``acceptance``; a draft step costs ``draft_cost`` of a target step (MTP ≈ one layer)."""
+
+    draft_tokens: int = 1
+    acceptance: float = 0.7
+    draft_cost: float = 0.05
+
+    def tokens_per_step(self) -> float:
+        """Expected tokens per verify step: (1 − α^(k+1)) / (1 − α) (Leviathan et al. 2023, eq. 1)."""
+        a = min(0.999, max(0.0, self.acceptance))
+        return (1 - a ** (self.draft_tokens + 1)) / (1 - a)
+
+
+@dataclass(frozen=True, slots=True)
 class SpeedEstimate:
-    decode_tokens_per_s_low: float | None  # all requests together, η_BW = 0.5
-    decode_tokens_per_s_high: float | None  # η_BW = 0.8
+    decode_tokens_per_s_low: float | None  # all requests together, lower end of the band
+    decode_tokens_per_s_high: float | None
     per_request_tokens_per_s_low: float | None
     per_request_tokens_per_s_high: float | None
     prefill_tokens_per_s: float | None
     bytes_read_per_step: int
-    bound: str  # "memory" | "compute" | "unknown"
+    bound: str  # "memory" | "compute" | "overhead" | "unknown"
     # named inputs of the decode and prefill formulas, worded by the site's translations (calculator/term_text.py)
     formula_inputs: Mapping[str, int | float]
+    decode_per_request: float | None = None  # tokens/s one request sees (point estimate)
+    decode_total: float | None = None  # tokens/s all ``concurrency`` requests together
+    ttft_s: float | None = None  # time to first token for a prompt of ``prompt_tokens``
+    step_s: float | None = None  # one decode step
+    max_concurrency: int | None = None  # requests whose KV cache fits beside the weights (None: memory unknown)
+    engine_profile: str = ""
+    speculative: Speculative | None = None
+    missing: tuple[str, ...] = ()  # hardware figures the estimate lacked ("memory_bandwidth_gbps", "tflops")
+    estimated: bool = True
 
 
 def _peak_flops(hardware: SpeedHardware, precision_key: str) -> float | None:
@@ -57,8 +96,19 @@ def _peak_flops(hardware: SpeedHardware, precision_key: str) -> float | None:
     return tflops * 1e12 if tflops else None
 
 
-def decode_bytes_per_step(spec: ModelSpec, workload: Workload) -> int:
-    """Weight and cache bytes one decode step reads for ``workload.concurrency`` sequences (§5.1)."""
+def _platform(hardware: object) -> str:
+    return "metal" if getattr(hardware, "vendor", "") == "Apple" else "cuda"
+
+
+@dataclass(frozen=True, slots=True)
+class _Bytes:
+    dense: float  # non-expert weights a step reads (input embedding excluded: one row per token)
+    experts: float  # all routed-expert weights
+    kv_per_request: float  # KV cache (and linear-attention state) of one sequence at ``context`` tokens
+    quantized: bool  # weights under 8 bits: the engine's dequantizing GEMV reaches less of the bandwidth
+
+
+def _bytes(spec: ModelSpec, workload: Workload) -> _Bytes:
     facts = spec_facts(spec)
     precision = get_precision(workload.precision) or PRECISIONS["fp16"]
     counts = facts.counts if workload.load_mtp_layers else facts.counts_without_mtp
@@ -68,51 +118,201 @@ def decode_bytes_per_step(spec: ModelSpec, workload: Workload) -> int:
     if counts.lm_head:  # the input embedding is read one row per token
         dense_bits -= counts.embedding * bits.embedding
     dense_bits -= counts.vision * bits.vision
+    one = replace(workload, concurrency=1)
+    kv = estimate(spec, one).kv_cache_bytes
+    quantized = precision.nominal_bits < 8
+    return _Bytes(dense_bits / 8, expert_bits / 8, float(kv), quantized)
+
+
+def _expert_share(spec: ModelSpec, tokens: int) -> float:
+    """Share of the routed experts ``tokens`` tokens touch in one layer: 1 − (1 − k/E)^B (§5.1, uniform)."""
+    experts = spec.experts_routed
+    if not experts or not spec.experts_per_token:
+        return 1.0
+    return 1 - (1 - min(1.0, spec.experts_per_token / experts)) ** max(1, tokens)
+
+
+def decode_bytes_per_step(spec: ModelSpec, workload: Workload) -> int:
+    """Weight and cache bytes one decode step reads for ``workload.concurrency`` sequences (§5.1)."""
+    b = _bytes(spec, workload)
     batch = max(1, int(workload.concurrency))
-    experts = facts.layer_facts.experts_routed
-    share = 1.0
-    if experts and spec.experts_per_token:
-        # distinct experts a step touches under uniform routing: E·(1 − (1 − k/E)^B) (§5.1)
-        share = 1 - (1 - min(1.0, spec.experts_per_token / experts)) ** batch
-    cache = estimate(spec, workload).kv_cache_bytes
-    return round((dense_bits + expert_bits * share) / 8) + cache
+    return round(b.dense + b.experts * _expert_share(spec, batch) + b.kv_per_request * batch)
 
 
-def speed(spec: ModelSpec, workload: Workload, hardware: SpeedHardware, gpu_count: int = 1) -> SpeedEstimate:
-    """Decode tokens/s (range) and prefill tokens/s for ``workload`` on ``gpu_count`` GPUs of ``hardware``."""
+def _active_params(spec: ModelSpec) -> int:
+    return spec.params_active if spec.params_active > 0 else spec.params_total
+
+
+def _attention_flops_per_token(spec: ModelSpec, span_tokens: int) -> float:
+    """QKᵀ and AV for one new token against ``span_tokens`` cached ones, all attention layers: 4·span·H·d."""
+    total = 0.0
+    for group in spec.layer_groups:
+        if group.kind not in (AttentionKind.FULL, AttentionKind.SLIDING, AttentionKind.MLA):
+            continue
+        span = span_tokens
+        if group.kind is AttentionKind.SLIDING and group.window:
+            span = min(span, group.window)
+        total += group.count * 4 * span * spec.num_attention_heads * spec.head_dim
+    return total
+
+
+def _fixed_s(spec: ModelSpec, profile: EngineSpeed) -> float:
+    """Per step: layers × per-layer cost + MoE layers × dispatch cost + the engine's step cost."""
+    layers = max(1, spec.num_layers)
+    return (layers * profile.layer_us + spec.moe_layers * profile.moe_layer_us) * 1e-6 + profile.step_ms * 1e-3
+
+
+def _decode_step_s(
+    spec: ModelSpec,
+    b: _Bytes,
+    batch: int,
+    context: int,
+    bandwidth: float,
+    flops: float | None,
+    gpus: int,
+    profile: EngineSpeed,
+    hardware: object,
+    expert_parallel: bool,
+    tokens_per_sequence: int = 1,
+) -> tuple[float, str]:
+    tokens = batch * tokens_per_sequence
+    parallel = 1 if profile.layer_split else gpus
+    efficiency = profile.quant_bandwidth_efficiency if b.quantized else profile.bandwidth_efficiency
+    share = _expert_share(spec, tokens)
+    experts = b.experts * share
+    if expert_parallel and gpus > 1 and tokens > 1:
+        experts *= EXPERT_IMBALANCE
+    kv_split = 1 if spec.num_kv_heads <= 0 else min(parallel, max(1, spec.num_kv_heads))
+    per_gpu_bytes = (b.dense + experts) / parallel + b.kv_per_request * batch / kv_split
+    memory_s = per_gpu_bytes / (bandwidth * efficiency)
+    compute_s = 0.0
+    if flops:
+        work = 2 * _active_params(spec) * tokens + _attention_flops_per_token(spec, context) * tokens
+        compute_s = work / (flops * parallel * profile.compute_efficiency)
+    fixed = _fixed_s(spec, profile)
+    comm = 0.0
+    if parallel > 1:
+        link = link_for(
+            str(getattr(hardware, "slug", "")),
+            getattr(hardware, "form_factor", None),
+            str(getattr(hardware, "vendor", "")),
+            parallel,
+        )
+        payload = tokens * spec.hidden_size * 2  # one BF16 activation row per token
+        layers = max(1, spec.num_layers)
+        if expert_parallel and spec.moe_layers:
+            dense_layers = layers - spec.moe_layers
+            comm += 2 * dense_layers * all_reduce_s(link, parallel, payload)
+            comm += spec.moe_layers * all_reduce_s(link, parallel, payload)  # attention output
+            dispatch = payload * max(1, spec.experts_per_token)
+            comm += 2 * spec.moe_layers * all_to_all_s(link, parallel, dispatch)
+        else:
+            comm += 2 * layers * all_reduce_s(link, parallel, payload)  # attention output + MLP output
+    elif gpus > 1:  # layer split: one activation hop per boundary, latency-bound
+        comm += (gpus - 1) * 20e-6
+    roofline = max(memory_s, compute_s)
+    bound = "compute" if compute_s >= memory_s else "memory"
+    if fixed + comm > roofline:
+        bound = "overhead"
+    return roofline + fixed + comm, bound
+
+
+def _prefill_s(
+    spec: ModelSpec,
+    b: _Bytes,
+    tokens: int,
+    bandwidth: float,
+    flops: float,
+    gpus: int,
+    profile: EngineSpeed,
+    hardware: object,
+) -> float:
+    """Time to prefill ``tokens`` prompt tokens of one request."""
+    parallel = 1 if profile.layer_split else gpus
+    attention = 0.0
+    for group in spec.layer_groups:
+        if group.kind not in (AttentionKind.FULL, AttentionKind.SLIDING, AttentionKind.MLA):
+            continue
+        span = tokens
+        if group.kind is AttentionKind.SLIDING and group.window:
+            span = min(tokens, group.window)
+        # causal QKᵀ and AV: 2·T·span·H·d per layer (half of 4·T·span·H·d), §5.3
+        attention += group.count * 2 * tokens * span * spec.num_attention_heads * spec.head_dim
+    work = 2 * _active_params(spec) * tokens + attention
+    compute_s = work / (flops * parallel * profile.prefill_mfu)
+    chunks = -(-tokens // max(1, profile.prefill_ubatch))
+    chunk_tokens = min(tokens, profile.prefill_ubatch)
+    weights = b.dense + b.experts * _expert_share(spec, chunk_tokens)
+    memory_s = chunks * weights / parallel / (bandwidth * profile.bandwidth_efficiency)
+    comm = 0.0
+    if parallel > 1:
+        link = link_for(
+            str(getattr(hardware, "slug", "")),
+            getattr(hardware, "form_factor", None),
+            str(getattr(hardware, "vendor", "")),
+            parallel,
+        )
+        comm = 2 * max(1, spec.num_layers) * chunks * all_reduce_s(link, parallel, chunk_tokens * spec.hidden_size * 2)
+    return max(compute_s, memory_s) + chunks * _fixed_s(spec, profile) + comm
+
+
+def max_concurrency(spec: ModelSpec, workload: Workload, hardware: object, gpu_count: int) -> int | None:
+    """Requests of ``workload.context`` tokens whose KV cache fits beside the weights on ``gpu_count`` GPUs."""
+    memory = getattr(hardware, "memory_bytes", None)
+    if not memory:
+        return None
+    one = estimate(spec, replace(workload, concurrency=1))
+    two = estimate(spec, replace(workload, concurrency=2))
+    per_request = max(1, two.total_bytes - one.total_bytes)
+    room = FIT_SHARE * memory * max(1, gpu_count) - (one.total_bytes - per_request)
+    return max(0, int(room // per_request))
+
+
+def speed(
+    spec: ModelSpec,
+    workload: Workload,
+    hardware: SpeedHardware,
+    gpu_count: int = 1,
+    *,
+    prompt_tokens: int | None = None,
+    speculative: Speculative | None = None,
+    expert_parallel: bool = False,
+) -> SpeedEstimate:
+    """Decode tokens/s (per request and in total at ``workload.concurrency``), prefill tokens/s and the time to
+    first token of a ``prompt_tokens`` prompt (default: half the context) on ``gpu_count`` GPUs of ``hardware``
+    running ``workload.engine``."""
     count = max(1, gpu_count)
-    bytes_per_step = decode_bytes_per_step(spec, workload)
-    bandwidth = (hardware.memory_bandwidth_gbps or 0) * 1e9 * count
-    flops = _peak_flops(hardware, workload.precision.lower())
     batch = max(1, int(workload.concurrency))
-    active = spec.params_active if spec.params_active > 0 else spec.params_total
-    compute_time = 2 * active * batch / (flops * count * COMPUTE_EFFICIENCY) if flops else 0.0
-    low = high = per_low = per_high = None
+    context = max(1, int(workload.context))
+    profile = engine_speed(workload.engine.lower(), _platform(hardware))
+    b = _bytes(spec, workload)
+    bytes_per_step = round(b.dense + b.experts * _expert_share(spec, batch) + b.kv_per_request * batch)
+    bandwidth = (hardware.memory_bandwidth_gbps or 0) * 1e9
+    flops = _peak_flops(hardware, workload.precision.lower())
+    missing = tuple(name for name, value in (("memory_bandwidth_gbps", bandwidth), ("tflops", flops)) if not value)
+    per_request = total = step = ttft = prefill = None
     bound = "unknown"
     if bandwidth > 0:
-        t_low = max(bytes_per_step / (bandwidth * BANDWIDTH_EFFICIENCY_LOW), compute_time)
-        t_high = max(bytes_per_step / (bandwidth * BANDWIDTH_EFFICIENCY_HIGH), compute_time)
-        bound = "compute" if compute_time >= bytes_per_step / (bandwidth * BANDWIDTH_EFFICIENCY_HIGH) else "memory"
-        low, high = batch / t_low, batch / t_high
-        per_low, per_high = 1 / t_low, 1 / t_high
-    prefill = None
-    if flops:
-        tokens = max(1, int(workload.context))
-        attention = 0
-        for group in spec.layer_groups:
-            span = tokens
-            if group.kind is AttentionKind.SLIDING and group.window:
-                span = min(tokens, group.window)
-            if group.kind in (AttentionKind.FULL, AttentionKind.SLIDING, AttentionKind.MLA):
-                # causal QKᵀ and AV: 2·T·span·H·d per layer (half of 4·T·span·H·d)
-                attention += group.count * 2 * tokens * span * spec.num_attention_heads * spec.head_dim
-        total_flops = 2 * active * tokens + attention
-        prefill = tokens / (total_flops / (flops * count * PREFILL_MFU))
+        k = 1 + (speculative.draft_tokens if speculative else 0)
+        step, bound = _decode_step_s(
+            spec, b, batch, context, bandwidth, flops, count, profile, hardware, expert_parallel, k
+        )
+        tokens_per_step = 1.0
+        if speculative:
+            step *= 1 + speculative.draft_tokens * speculative.draft_cost
+            tokens_per_step = speculative.tokens_per_step()
+        per_request = tokens_per_step / step
+        total = per_request * batch
+        if flops:
+            prompt = max(1, prompt_tokens if prompt_tokens is not None else context // 2)
+            prefill_time = _prefill_s(spec, b, prompt, bandwidth, flops, count, profile, hardware)
+            prefill = prompt / prefill_time
+            ttft = prefill_time + step
     return SpeedEstimate(
-        decode_tokens_per_s_low=low,
-        decode_tokens_per_s_high=high,
-        per_request_tokens_per_s_low=per_low,
-        per_request_tokens_per_s_high=per_high,
+        decode_tokens_per_s_low=None if total is None else total * (1 - BAND),
+        decode_tokens_per_s_high=None if total is None else total * (1 + BAND),
+        per_request_tokens_per_s_low=None if per_request is None else per_request * (1 - BAND),
+        per_request_tokens_per_s_high=None if per_request is None else per_request * (1 + BAND),
         prefill_tokens_per_s=prefill,
         bytes_read_per_step=bytes_per_step,
         bound=bound,
@@ -123,7 +323,42 @@ def speed(spec: ModelSpec, workload: Workload, hardware: SpeedHardware, gpu_coun
             "bandwidth_gbps": hardware.memory_bandwidth_gbps or 0,
             "efficiency_low": BANDWIDTH_EFFICIENCY_LOW,
             "efficiency_high": BANDWIDTH_EFFICIENCY_HIGH,
-            "active": active,
-            "mfu": PREFILL_MFU,
+            "active": _active_params(spec),
+            "mfu": profile.prefill_mfu,
         },
+        decode_per_request=per_request,
+        decode_total=total,
+        ttft_s=ttft,
+        step_s=step,
+        max_concurrency=max_concurrency(spec, workload, hardware, count),
+        engine_profile=profile.key,
+        speculative=speculative,
+        missing=missing,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class CurvePoint:
+    concurrency: int
+    per_request: float
+    total: float
+
+
+def decode_curve(
+    spec: ModelSpec,
+    workload: Workload,
+    hardware: SpeedHardware,
+    gpu_count: int = 1,
+    points: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512),
+) -> tuple[CurvePoint, ...]:
+    """Decode tokens/s per request and in total as concurrency grows, up to the KV-capacity limit."""
+    limit = max_concurrency(spec, workload, hardware, gpu_count)
+    curve = []
+    for n in points:
+        if limit is not None and n > max(1, limit):
+            break
+        found = speed(spec, replace(workload, concurrency=n), hardware, gpu_count)
+        if found.decode_per_request is None or found.decode_total is None:
+            break
+        curve.append(CurvePoint(n, found.decode_per_request, found.decode_total))
+    return tuple(curve)
