@@ -1,0 +1,71 @@
+"""Engine capacity: the KV-cache tokens and concurrency vLLM and SGLang report at start-up (docs/methodology.md
+§4.1, §4.2, §4.8)."""
+
+from __future__ import annotations
+
+import pytest
+
+from calculator.estimation import GIB
+from calculator.estimation.capacity import (
+    EngineSettings,
+    cuda_visible_bytes,
+    engine_capacity,
+    kv_tokens_from_memory,
+)
+from tests.calculator.estimation_specs import hub_spec
+
+H100_TOTAL = round(79.18 * GIB)  # what CUDA reports for an H100 80GB (§4.1 [S8])
+
+
+def test_llama_31_8b_on_h100_leaves_51_gib_for_the_kv_cache_as_vllm_logs():
+    # §4.1: 71.26 GiB usable − 14.99 weights − 4.76 activation − 0.13 non-torch = 51.38 GiB measured
+    settings = EngineSettings(gpu_memory_utilization=0.9, max_model_len=16000, precision="bf16", kv_dtype="bf16")
+    capacity = engine_capacity(hub_spec("meta-llama/Llama-3.1-8B-Instruct"), H100_TOTAL, settings)
+    assert capacity.kv_cache_bytes / GIB == pytest.approx(51.38, rel=0.01)
+    assert capacity.kv_cache_tokens % 16 == 0
+    assert capacity.max_concurrency == pytest.approx(capacity.kv_cache_tokens / 16000)
+
+
+def test_qwen3_14b_with_651_gib_of_kv_memory_reports_42656_tokens_and_130x():
+    # LMCache issue #1739: 'Available KV cache memory: 6.51 GiB' → 'GPU KV cache size: 42,656 tokens', 1.30x at 32,768
+    settings = EngineSettings(max_model_len=32768, kv_dtype="bf16")
+    tokens, concurrency = kv_tokens_from_memory(hub_spec("Qwen/Qwen3-14B"), round(6.51 * GIB), settings)
+    assert tokens == 42_656
+    assert round(concurrency, 2) == 1.30
+
+
+def test_gpt_oss_reports_tokens_per_layer_group_and_sliding_layers_need_few_blocks():
+    # §4.8: 12 full + 12 sliding layers form two groups sharing blocks; a request needs cdiv(L, 16) full blocks
+    # and (cdiv(128 − 1 + 8192, 16) + 1) sliding blocks, so concurrency exceeds tokens ÷ L
+    settings = EngineSettings(gpu_memory_utilization=0.9, max_model_len=131072, precision="mxfp4", kv_dtype="bf16")
+    capacity = engine_capacity(hub_spec("openai/gpt-oss-20b"), H100_TOTAL, settings)
+    per_request = 131072 // 16 + (-(-(127 + 8192) // 16) + 1)
+    assert capacity.max_concurrency == pytest.approx(capacity.num_blocks / per_request)
+    assert capacity.kv_cache_tokens == capacity.num_blocks // 2 * 16
+
+
+def test_tensor_parallel_splits_weights_and_kv_heads_but_adds_communication_memory():
+    # §4.1: Llama-3.3-70B FP8 at TP2 holds 33.88 GiB of weights per GPU and 0.55 GiB non-torch memory
+    settings = EngineSettings(
+        tensor_parallel=2, gpu_memory_utilization=0.9, max_model_len=16000, precision="fp8", kv_dtype="bf16"
+    )
+    capacity = engine_capacity(hub_spec("meta-llama/Llama-3.3-70B-Instruct"), H100_TOTAL, settings)
+    assert capacity.weights_bytes / GIB == pytest.approx(33.88, rel=0.01)
+    assert capacity.non_torch_bytes == round(0.55 * GIB)
+    assert capacity.page_bytes_per_token == 80 * 2 * 4 * 128 * 2  # 4 of 8 KV heads per GPU
+
+
+def test_a_model_that_leaves_no_room_for_one_request_does_not_fit():
+    settings = EngineSettings(gpu_memory_utilization=0.9, max_model_len=32000, precision="bf16", kv_dtype="bf16")
+    capacity = engine_capacity(hub_spec("Qwen/Qwen3-32B"), H100_TOTAL, settings)
+    assert not capacity.fits  # §4.1: Qwen3-32B at 32,000 tokens fails on one H100, 16,000 runs
+
+
+def test_sglang_sizes_its_pool_per_token_without_blocks():
+    settings = EngineSettings(engine="sglang", gpu_memory_utilization=0.88, max_model_len=8192, kv_dtype="bf16")
+    capacity = engine_capacity(hub_spec("meta-llama/Llama-3.1-8B-Instruct"), H100_TOTAL, settings)
+    assert capacity.kv_cache_tokens == int(capacity.kv_cache_bytes // 131_072)
+
+
+def test_cuda_reports_79_18_gib_for_an_80_gb_h100():
+    assert cuda_visible_bytes(80) == H100_TOTAL
