@@ -20,18 +20,20 @@ from calculator.estimation import (
     GIB,
     HOURS_PER_MONTH,
     ApiPrice,
+    Mode,
     TrafficMix,
     Workload,
     apple_fit,
     break_even,
     cost_per_million_tokens,
+    estimate,
     max_concurrency,
     max_context,
     speed,
 )
 from calculator.estimation.applicability import choose_mode
 from calculator.forms import parse_tokens
-from calculator.management.commands.estimate import Command
+from calculator.management.commands.estimate import Command, precision_used
 from calculator.management.options import load_spec
 from pricing.gpus import gpu_by_slug, load_gpus
 
@@ -287,6 +289,15 @@ def test_modes_that_do_not_apply_follow_choose_mode_in_json_and_text(mode, preci
     assert (f"note: {change['note']}" in out.getvalue()) is (reason is not None)
 
 
+def test_json_reports_the_precision_the_weights_were_computed_in():
+    plain = run("meta-llama/Llama-3.1-8B-Instruct", "--precision", "q4_k_m", "--engine", "llama.cpp", "--gpu", "a40")
+    assert plain["precision_used"] == plain["workload"]["precision"]
+    full = run("meta-llama/Llama-3.1-8B-Instruct", "--mode", "full", "--precision", "int4", "--gpu", "a40")
+    assert full["precision_used"] == precision_used(
+        estimate(spec_of("meta-llama/Llama-3.1-8B-Instruct"), workload_of(full, "full"))
+    )
+
+
 def test_qlora_without_a_precision_is_qlora_as_asked():
     result = run("meta-llama/Llama-3.1-8B-Instruct", "--mode", "qlora", "--gpu", "h100-sxm")
     assert result["mode_change"]["applies"] is True and result["mode_change"]["note"] is None
@@ -295,9 +306,15 @@ def test_qlora_without_a_precision_is_qlora_as_asked():
 # --- the inverse questions, speed and cost ------------------------------------------------------------------
 
 
-def workload_of(result: dict) -> Workload:
+def workload_of(result: dict, mode: str = "inference") -> Workload:
     w = result["workload"]
-    return Workload(context=w["context"], concurrency=w["concurrency"], precision=w["precision"], engine=w["engine"])
+    return Workload(
+        mode=Mode(mode),
+        context=w["context"],
+        concurrency=w["concurrency"],
+        precision=w["precision"],
+        engine=w["engine"],
+    )
 
 
 def test_max_context_and_concurrency_match_the_core_on_gpus_and_a_mac():

@@ -30,6 +30,7 @@ from calculator.estimation import (
     cost_per_million_tokens,
     cost_per_month,
     estimate,
+    get_precision,
     gpus_needed,
     max_concurrency,
     max_context,
@@ -186,6 +187,11 @@ def cost_json(options: dict[str, Any], price: Decimal, billed_gpus: int, tokens_
     return result
 
 
+def precision_used(breakdown: Breakdown) -> str:
+    """The precision the weights were computed in, as the core reports it (the workload's when it does not)."""
+    return str(getattr(breakdown, "precision_used", "") or breakdown.workload.precision)
+
+
 def as_json(request: Request, breakdown: Breakdown, rows: list[dict[str, Any]]) -> dict[str, Any]:
     workload = breakdown.workload
     overridden = request.overridden
@@ -203,6 +209,7 @@ def as_json(request: Request, breakdown: Breakdown, rows: list[dict[str, Any]]) 
             "engine": workload.engine,
             "kv_dtype": workload.kv_dtype,
         },
+        "precision_used": precision_used(breakdown),
         "mode_change": mode_change_json(request),
         "weights_bytes": breakdown.weights_bytes,
         "gpu_weights_bytes": breakdown.bytes_of("weights"),
@@ -353,9 +360,10 @@ class Command(BaseCommand):
             f"{request.model}: {spec.params_total / 1e9:,.2f} B parameters ({spec.params_source}), "
             f"{spec.params_active / 1e9:,.2f} B active"
         )
+        used = get_precision(precision_used(breakdown))
+        label = used.label if used else request.precision_label
         out.write(
-            f"{w.mode} · {request.precision_label} · {request.engine_name} · {w.context:,} tokens × {w.concurrency}"
-            f" · KV {w.kv_dtype}"
+            f"{w.mode} · {label} · {request.engine_name} · {w.context:,} tokens × {w.concurrency} · KV {w.kv_dtype}"
         )
         note = mode_change_note(request)
         if note:
