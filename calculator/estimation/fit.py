@@ -154,3 +154,34 @@ def apple_fit(total_bytes: int, ram_bytes: int) -> AppleFit:
         wired_limit_mb=wired_mb,
         command=command,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class ParallelPlan:
+    """The GPUs an engine would run for a memory count: a tensor-parallel degree the heads allow, times pipeline
+    stages when no degree within a node reaches the count (docs/methodology.md §4.9)."""
+
+    memory_count: int  # GPUs the memory needs at 90 % fill
+    tensor_parallel: int
+    pipeline_stages: int
+    gpus_run: int  # tensor_parallel × pipeline_stages, ≥ memory_count
+
+
+def parallel_plan(memory_count: int, attention_heads: int, kv_heads: int) -> ParallelPlan:
+    """vLLM and SGLang split heads evenly (§3.1): 5 GPUs for 64 heads run as TP 8. Beyond a node, the largest
+    degree within one node that the heads allow, repeated over pipeline stages."""
+    count = max(1, memory_count)
+    tp = tensor_parallel_size(count, attention_heads, kv_heads)
+    if tp is not None:
+        return ParallelPlan(count, tp, 1, tp)
+    heads, kv = max(1, attention_heads), max(1, kv_heads)
+    widest = max(t for t in range(1, MAX_GPUS_PER_NODE + 1) if heads % t == 0 and (kv % t == 0 or t % kv == 0))
+    stages = -(-count // widest)
+    return ParallelPlan(count, widest, stages, widest * stages)
+
+
+def fits_per_gpu(total_bytes: int, gpus: int, gpu_memory_bytes: int) -> bool:
+    """Whether each of ``gpus`` GPUs holds its share of ``total_bytes`` at 90 % fill. ``total_bytes`` must be the
+    estimate at that tensor-parallel degree (``Workload.tensor_parallel``), which already counts what every GPU
+    repeats: KV heads replicated beyond their count and the whole MLA latent on each GPU (§3.1, §3.2, §4.9)."""
+    return -(-max(0, total_bytes) // max(1, gpus)) <= usable_bytes(gpu_memory_bytes)

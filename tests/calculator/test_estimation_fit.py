@@ -163,3 +163,33 @@ def test_raised_wired_limit_is_never_below_the_need_even_next_to_the_cap():
         if fitted.wired_limit_mb is not None:
             assert fitted.wired_limit_mb * 2**20 >= need
             assert fitted.wired_limit_mb * 2**20 <= ram
+
+
+def test_five_gpus_of_memory_for_64_heads_run_as_tensor_parallel_8():
+    # docs/methodology.md §4.9: vLLM and SGLang need the heads to divide by the TP degree
+    from calculator.estimation.fit import parallel_plan
+
+    plan = parallel_plan(5, attention_heads=64, kv_heads=8)
+    assert (plan.tensor_parallel, plan.pipeline_stages, plan.gpus_run) == (8, 1, 8)
+
+
+def test_a_count_beyond_one_node_runs_full_nodes_as_pipeline_stages():
+    from calculator.estimation.fit import parallel_plan
+
+    plan = parallel_plan(11, attention_heads=128, kv_heads=128)
+    assert (plan.tensor_parallel, plan.pipeline_stages, plan.gpus_run) == (8, 2, 16)
+
+
+def test_mla_latent_replicated_on_every_gpu_is_checked_per_gpu():
+    # §3.2, §4.9: DeepSeek-V3's latent cache does not shrink with TP, so the per-GPU share counts it whole
+    from calculator.estimation import Workload, estimate
+    from calculator.estimation.fit import fits_per_gpu
+    from tests.calculator.estimation_specs import hub_spec
+
+    spec = hub_spec("deepseek-ai/DeepSeek-V3")
+    workload = Workload(precision="fp8", context=131_072, concurrency=8, tensor_parallel=8)
+    total = estimate(spec, workload).total_bytes
+    assert fits_per_gpu(total, 8, 141 * 10**9) == (-(-total // 8) <= 141 * 10**9 * 9 // 10)
+    assert estimate(spec, workload).bytes_of("kv_cache") == 8 * estimate(
+        spec, Workload(precision="fp8", context=131_072, concurrency=8)
+    ).bytes_of("kv_cache")
