@@ -20,12 +20,15 @@ from calculator.estimation import (
     GIB,
     HOURS_PER_MONTH,
     ApiPrice,
+    EngineSettings,
     Mode,
     TrafficMix,
     Workload,
     apple_fit,
     break_even,
     cost_per_million_tokens,
+    cuda_visible_bytes,
+    engine_capacity,
     estimate,
     max_concurrency,
     max_context,
@@ -386,6 +389,42 @@ def test_text_prints_the_new_answers():
     assert "per million generated tokens" in text and "break-even at" in text
 
 
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_engine_capacity_for_the_first_gpu_matches_the_core(engine):
+    args = ("--engine", engine, "--gpu", "mac-64", "--gpu", "a100-80gb-sxm", "--gpu", "h100-sxm", "--tp", "2")
+    result = run(
+        "Qwen/Qwen3-32B", "--precision", "fp8", *args, "--gpu-memory-utilization", "0.85", "--max-model-len", "32K"
+    )
+    settings = EngineSettings(
+        engine=engine,
+        tensor_parallel=2,
+        gpu_memory_utilization=0.85,
+        max_model_len=32_768,
+        precision="fp8",
+        kv_dtype="fp16",
+    )
+    found = engine_capacity(spec_of("Qwen/Qwen3-32B"), cuda_visible_bytes(80), settings)
+    capacity = result["engine_capacity"]
+    assert (capacity["gpu"], capacity["tensor_parallel"], capacity["max_model_len"]) == ("a100-80gb-sxm", 2, 32_768)
+    assert capacity["kv_cache_tokens"] == found.kv_cache_tokens > 0
+    assert capacity["max_concurrency"] == found.max_concurrency
+    assert "engine_capacity" not in result["gpus"][1]
+
+
+def test_engine_capacity_text_reads_like_the_start_up_log():
+    out = StringIO()
+    args = ("--gpu", "h100-sxm", "--max-model-len", "8K", "--max-num-seqs", "256")
+    call_command("estimate", "meta-llama/Llama-3.1-8B-Instruct", *args, stdout=out)
+    settings = EngineSettings(max_model_len=8192, max_num_seqs=256)
+    found = engine_capacity(spec_of("meta-llama/Llama-3.1-8B-Instruct"), cuda_visible_bytes(80), settings)
+    line = f"KV cache {found.kv_cache_tokens:,} tokens, maximum concurrency {found.max_concurrency:,.2f}x for 8,192"
+    assert line in out.getvalue()
+
+
+def test_llama_cpp_has_no_engine_capacity():
+    assert "engine_capacity" not in run(MODEL, "--engine", "llama.cpp", "--precision", "q4_k_m", "--gpu", "a40")
+
+
 # --- every bad value: one line, exit 2 ----------------------------------------------------------------------
 
 MODEL = "meta-llama/Llama-3.1-8B-Instruct"
@@ -414,6 +453,11 @@ MODEL = "meta-llama/Llama-3.1-8B-Instruct"
         ([MODEL, "--gpu", "h100-sxm", "--price-per-gpu-hour", "2", "--api-price", "1"], "--api-price"),
         ([MODEL, "--gpu", "h100-sxm", "--price-per-gpu-hour", "2", "--api-price", "1,inf"], "--api-price"),
         ([MODEL, "--api-price", "1,2"], "--api-price"),
+        ([MODEL, "--gpu", "h100-sxm", "--tp", "0"], "--tp"),
+        ([MODEL, "--gpu", "h100-sxm", "--gpu-memory-utilization", "1.5"], "--gpu-memory-utilization"),
+        ([MODEL, "--gpu", "h100-sxm", "--gpu-memory-utilization", "NaN"], "--gpu-memory-utilization"),
+        ([MODEL, "--gpu", "h100-sxm", "--max-model-len", "0"], "--max-model-len"),
+        ([MODEL, "--gpu", "h100-sxm", "--max-num-seqs", "many"], "--max-num-seqs"),
         ([MODEL, "--gpu", "h100-sxm", "--price-per-gpu-hour", "2", "--api-price", "1,2", "--cached-share", "101"], ""),
     ],
 )

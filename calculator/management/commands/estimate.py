@@ -22,6 +22,7 @@ from django.utils import translation
 from calculator.estimation import (
     ApiPrice,
     Breakdown,
+    EngineSettings,
     Term,
     TrafficMix,
     apple_fit,
@@ -29,6 +30,8 @@ from calculator.estimation import (
     cost_per_hour,
     cost_per_million_tokens,
     cost_per_month,
+    cuda_visible_bytes,
+    engine_capacity,
     estimate,
     get_precision,
     gpus_needed,
@@ -54,7 +57,9 @@ from calculator.management.options import (
     mode_change_note,
     one_line_errors,
     parse_decimal,
+    parse_fraction,
     parse_int,
+    parse_tokens_argument,
     read_request,
     usage_error,
 )
@@ -64,7 +69,10 @@ from pricing.gpus import GpuSpec, load_gpus
 
 # Engines that split one replica over GPUs by tensor parallelism, so the GPU count must divide the heads.
 TENSOR_PARALLEL_ENGINES = frozenset({"vllm", "sglang", "tensorrt-llm"})
+# Engines whose start-up KV-cache size the core reproduces (calculator/estimation/capacity.py).
+CAPACITY_ENGINES = frozenset({"vllm", "sglang"})
 MAX_PRICE_PER_GPU_HOUR = Decimal(1000)
+MAX_TENSOR_PARALLEL = 64
 MAX_API_PRICE = Decimal(10_000)
 
 
@@ -142,6 +150,31 @@ def speed_json(request: Request, hardware: Hardware, count: int) -> dict[str, An
         "ttft_s": request.workload.context / prefill if prefill else None,
         "bound": found.bound,
         "bytes_read_per_step": found.bytes_read_per_step,
+    }
+
+
+def capacity_json(request: Request, gpu: GpuSpec, row: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+    """What vLLM / SGLang report at start-up on ``gpu``: KV-cache tokens and maximum concurrency."""
+    workload = request.workload
+    tp = options["tp"] or row["tensor_parallel"] or 1
+    settings = EngineSettings(
+        engine=workload.engine,
+        tensor_parallel=tp,
+        gpu_memory_utilization=options["gpu_memory_utilization"],
+        max_model_len=options["max_model_len"] or workload.context,
+        max_num_seqs=options["max_num_seqs"],
+        precision=workload.precision,
+        kv_dtype=workload.kv_dtype,
+    )
+    found = engine_capacity(request.spec, cuda_visible_bytes(gpu.memory_gb), settings)
+    return {
+        "gpu": gpu.slug,
+        "engine": found.engine,
+        "tensor_parallel": tp,
+        "max_model_len": settings.max_model_len,
+        "kv_cache_tokens": found.kv_cache_tokens,
+        "max_concurrency": found.max_concurrency,
+        "fits": found.fits,
     }
 
 
@@ -285,6 +318,10 @@ class Command(BaseCommand):
         )
         parser.add_argument("--input-ratio", default="3", help="input tokens per generated token (default 3)")
         parser.add_argument("--cached-share", default="0", help="percent of input the API serves from cache")
+        parser.add_argument("--tp", help="tensor-parallel size for the engine capacity (default: what the need takes)")
+        parser.add_argument("--gpu-memory-utilization", help="vLLM gpu_memory_utilization / SGLang mem_fraction_static")
+        parser.add_argument("--max-model-len", help="tokens per request the engine is started with (default --context)")
+        parser.add_argument("--max-num-seqs", help="most sequences the engine schedules at once")
         parser.add_argument("--json", action="store_true", help="print JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -301,6 +338,7 @@ class Command(BaseCommand):
             raise usage_error("--price-per-gpu-hour", "name the hardware with --gpu")
         if options["api_price"] and price is None:
             raise usage_error("--api-price", "the break-even needs --price-per-gpu-hour")
+        self._engine_options(options)
         request = read_request(options)
         breakdown = estimate(request.spec, request.workload)
         total = breakdown.total_bytes
@@ -310,15 +348,38 @@ class Command(BaseCommand):
             if hardware:
                 row.update(self._on_hardware(request, item, row, count, options, price if index == 0 else None))
             rows.append(row)
+        # the engine capacity of the first GPU named (rows follow the hardware list one to one)
+        capacity = None
+        for item, row in zip(hardware, rows, strict=False):
+            if isinstance(item, GpuSpec):
+                if request.workload.engine in CAPACITY_ENGINES:
+                    capacity = row["engine_capacity"] = capacity_json(request, item, row, options)
+                break
         if options["json"]:
             data = as_json(request, breakdown, rows)
             first = rows[0] if hardware else {}
+            if capacity is not None:
+                data["engine_capacity"] = capacity
             for key in ("speed", "cost"):
                 if key in first:
                     data[key] = first[key]
             self.stdout.write(json.dumps(data, indent=2))
             return
         self._print_text(request, breakdown, rows)
+
+    @staticmethod
+    def _engine_options(options: dict[str, Any]) -> None:
+        """The engine's start-up flags, checked and replaced by their values in ``options``."""
+        if options["tp"] is not None:
+            options["tp"] = parse_int("--tp", options["tp"], MAX_TENSOR_PARALLEL)
+        if options["gpu_memory_utilization"] is not None:
+            options["gpu_memory_utilization"] = parse_fraction(
+                "--gpu-memory-utilization", options["gpu_memory_utilization"]
+            )
+        if options["max_model_len"] is not None:
+            options["max_model_len"] = parse_tokens_argument("--max-model-len", options["max_model_len"])
+        if options["max_num_seqs"] is not None:
+            options["max_num_seqs"] = parse_int("--max-num-seqs", options["max_num_seqs"], 1 << 20)
 
     def _on_hardware(
         self,
@@ -406,6 +467,15 @@ class Command(BaseCommand):
 
     def _print_extra(self, row: dict[str, Any]) -> None:
         out = self.stdout
+        capacity = row.get("engine_capacity")
+        if capacity:
+            engine = "SGLang" if capacity["engine"] == "sglang" else "vLLM"
+            out.write(
+                f"        {engine} at start-up (TP {capacity['tensor_parallel']}): KV cache "
+                f"{capacity['kv_cache_tokens']:,} tokens, maximum concurrency {capacity['max_concurrency']:,.2f}x "
+                f"for {capacity['max_model_len']:,} tokens per request"
+                + ("" if capacity["fits"] else " (does not start: one request does not fit)")
+            )
         unified = "verdict" in row
         gpus = row.get("inverse_gpus", 1)
         on = "on this machine" if unified else f"on {gpus} GPU{'s' if gpus > 1 else ''}"
