@@ -25,6 +25,16 @@ OPTIMIZER_LABELS = {
     "sgd": _("SGD without momentum"),
 }
 
+# The fine-tuning frameworks of calculator/estimation/frameworks.py, as the page's select names them.
+FRAMEWORK_LABELS = {
+    "transformers": _("Hugging Face Transformers + PEFT"),
+    "trl": _("Hugging Face TRL (SFTTrainer)"),
+    "torchtune": _("torchtune"),
+    "unsloth": _("Unsloth"),
+    "deepspeed": _("DeepSpeed ZeRO / FSDP"),
+    "deepspeed_offload": _("DeepSpeed ZeRO-Offload (CPU)"),
+}
+
 # What each generic precision means for a reader (the cards "cheapest GPU per precision").
 PRECISION_NOTES = {
     "fp16": _("The weights as published. No loss, but the largest need."),

@@ -34,6 +34,8 @@ _LABELS: Mapping[tuple[str, str], Promise] = {
     ("gradients", ""): _("Gradients"),
     ("optimizer", ""): _("Optimizer state"),
     ("logits", ""): _("Logits for the loss"),
+    ("activations_host", ""): _("Offloaded activations (host RAM)"),
+    ("gather_buffer", ""): _("ZeRO-3 gathered layer"),
 }
 
 # str.format templates over a term's inputs; rules and sources in calculator/estimation/SOURCES.md.
@@ -46,6 +48,9 @@ _FORMULAS: Mapping[tuple[str, str], Promise] = {
     ("weights", "lora"): _("{params} parameters × {bits} bits ÷ 8 (frozen base weights, {shard})"),
     ("weights", "qlora"): _(
         "{params} parameters × {bits} bits ÷ 8 (frozen NF4 base, non-4-bit tensors cast to fp32, {shard})"
+    ),
+    ("weights", "qlora_16bit"): _(
+        "{params} parameters × {bits} bits ÷ 8 (frozen NF4 base, non-4-bit tensors kept 16-bit, {shard})"
     ),
     ("weights", "full"): _("{params} parameters × {bits} bits ÷ 8 (trained weights, {shard})"),
     ("input_embedding_host", ""): _("{engine} keeps token_embd in CPU memory: {rows} parameters × {bits} bits ÷ 8"),
@@ -78,17 +83,34 @@ _FORMULAS: Mapping[tuple[str, str], Promise] = {
     ("fit_margin", ""): _("llama.cpp auto-fit keeps {margin} bytes free per device"),
     ("activations", "prefill"): _("{chunk} tokens per prefill step × ({vocab} logits + 4 × {h} + 3 × {mlp} MLP) × 2 B"),
     ("activations", "checkpointing"): _(
-        "checkpointing: {layers} layers × 2 × {s} tokens × {b} batch × {h} hidden + one layer recomputed {s} × "
-        "{b} × (12 × {h} + 4 × {h} × K/H + 6 × {mlp}) bytes"
+        "checkpointing: {layers} layers × 2 × {s} tokens × {b} batch × {h} hidden + one layer recomputed with its "
+        "backward {s} × {b} × (16 × {h} + 4 × {h} × K/H + 10 × {mlp}) bytes"
     ),
-    ("activations", ""): _("{layers} layers × {s} tokens × {b} batch × (12 × {h} + 4 × {h} × K/H + 6 × {mlp}) bytes"),
+    ("activations", "offloaded"): _(
+        "checkpoints in host RAM; on the GPU one layer recomputed with its backward {s} × {b} × (16 × {h} + 4 × "
+        "{h} × K/H + 10 × {mlp}) bytes"
+    ),
+    ("activations", ""): _(
+        "{layers} layers × {s} tokens × {b} batch × (12 × {h} + 4 × {h} × K/H + 6 × {mlp}) bytes + one layer's "
+        "backward {s} × {b} × (4 × {h} + 4 × {mlp}) bytes"
+    ),
+    ("activations_host", ""): _("{layers} layers × 2 × {s} tokens × {b} batch × {h} hidden (checkpointed inputs)"),
+    ("gather_buffer", ""): _("4 B × {largest} parameters of the largest layer, gathered on each of {gpus} GPUs"),
     ("adapters", ""): _(
-        "rank {rank} × {per_rank} (in + out of every adapted linear layer) = {trainable} parameters × 4 B (fp32), "
-        "{shard}"
+        "rank {rank} × {per_rank} (in + out of every adapted linear layer) = {trainable} parameters × {each} B, {shard}"
     ),
     ("gradients", ""): _("{trainable} trainable parameters × {each} B, {shard}"),
     ("optimizer", ""): _("{trainable} trainable parameters × {each} B ({optimizer}), {shard}"),
-    ("logits", ""): _("{s} tokens × {b} batch × {vocab} vocabulary × 4 B (fp32)"),
+    ("logits", ""): _(
+        "{s} tokens × {b} batch × {vocab} vocabulary × {each} B (fp32 logits, log-softmax and their gradients)"
+    ),
+    ("logits", "chunked"): _(
+        "{tokens} tokens per loss chunk × {vocab} vocabulary × {each} B (fp32 logits and gradient)"
+    ),
+    ("logits", "output_chunks"): _(
+        "{s} tokens × {b} batch × {vocab} vocabulary × {each} B (one of 8 output chunks live, bf16 + fp32)"
+    ),
+    ("logits", "fused"): _("fused loss kernel: the {vocab}-wide logits are never materialised"),
 }
 
 # How a training state spreads over data-parallel GPUs (the term's "shard" input).
@@ -96,6 +118,7 @@ _SHARDS: Mapping[str, Promise] = {
     "sharded": _("sharded over {gpus} GPUs (ZeRO-{zero_stage})"),
     "replicated": _("replicated on {gpus} GPUs"),
     "single": _("one copy"),
+    "offloaded": _("in host RAM (ZeRO-Offload)"),
 }
 
 _SPEED_FORMULA = _(

@@ -27,12 +27,27 @@ from .fit import (
     tensor_parallel_size,
     usable_bytes,
 )
+from .frameworks import DEFAULT_FRAMEWORK, FRAMEWORKS, FrameworkProfile, get_framework
 from .inverse import max_concurrency, max_context
 from .memory import estimate
 from .precision import PAGE_PRECISIONS, PRECISIONS, Precision, get_precision
 from .speed import SpeedEstimate, decode_bytes_per_step, speed
 from .weights import weights_only_bytes
-from .workload import GB, GIB, MODES, OPTIMIZERS, Breakdown, Mode, Optimizer, Term, Workload
+from .workload import (
+    FRAMEWORKS_KEYS,
+    GB,
+    GIB,
+    LORA_TARGETS,
+    MODES,
+    OPTIMIZERS,
+    Breakdown,
+    Framework,
+    LoraTargets,
+    Mode,
+    Optimizer,
+    Term,
+    Workload,
+)
 
 __all__ = [
     "ENGINES",
@@ -85,5 +100,15 @@ __all__ = [
 
 from .ranking import GpuCount, RankedOffer, Ranking, rank, several_node_gpus
 
+__all__ += [
+    "DEFAULT_FRAMEWORK",
+    "FRAMEWORKS",
+    "FRAMEWORKS_KEYS",
+    "LORA_TARGETS",
+    "Framework",
+    "FrameworkProfile",
+    "LoraTargets",
+    "get_framework",
+]
 __all__ += ["GpuCount", "RankedOffer", "Ranking", "rank", "several_node_gpus"]
 __all__ += ["EngineCapacity", "EngineSettings", "cuda_visible_bytes", "engine_capacity", "kv_tokens_from_memory"]

@@ -1,5 +1,7 @@
 """Fine-tuning memory: LoRA, QLoRA and full fine-tuning (weights, adapters, gradients, optimizer, activations).
 
+What each term holds depends on the framework (frameworks.py): its adapter and optimizer dtypes, where checkpointed
+activations live, how the loss materialises the logits and how DeepSpeed shards or offloads model states.
 Sources: SOURCES.md next to this file (docs/methodology.md §6).
 """
 
@@ -9,20 +11,29 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .facts import SpecFacts
+from .frameworks import (
+    FRAMEWORKS,
+    HF_LOGIT_BYTES,
+    FrameworkProfile,
+    get_framework,
+    largest_layer_params,
+    lora_params_per_rank,
+)
+from .frameworks import lora_targets as resolve_targets
 from .overhead import OVERHEAD_FIXED_BYTES, OVERHEAD_FRACTION
 from .precision import (
     PRECISIONS,
     Precision,
 )
 from .weights import weights_detail
-from .workload import Mode, Optimizer, Term, Workload
+from .workload import Framework, LoraTargets, Mode, Optimizer, Term, Workload
 
 # Optimizer bytes per trainable parameter (§6.1): fp32 master + moments for mixed precision.
 ADAM_STATE_BYTES = 8.0  # two fp32 moments
 ADAM_8BIT_STATE_BYTES = 2 + 2 * 4 / 256  # two uint8 moments + fp32 absmax per 256 values
 MASTER_COPY_BYTES = 4.0
 LORA_ADAPTER_BYTES = 4.0  # PEFT keeps adapters in fp32 (autocast_adapter_dtype)
-# Optimizer moments per trainable parameter; full fine-tuning in 16 bit adds the fp32 master copy (§6.1).
+# Optimizer moments per trainable parameter in fp32; full fine-tuning in 16 bit adds the fp32 master copy (§6.1).
 _MOMENT_BYTES: Mapping[Optimizer, float] = {
     Optimizer.ADAMW: ADAM_STATE_BYTES,
     Optimizer.ADAMW_8BIT: ADAM_8BIT_STATE_BYTES,
@@ -30,16 +41,22 @@ _MOMENT_BYTES: Mapping[Optimizer, float] = {
 }
 # ZeRO shards optimizer state from stage 1, gradients from stage 2, weights (and adapters) from stage 3.
 ZERO_SHARDS_OPTIMIZER, ZERO_SHARDS_GRADIENTS, ZERO_SHARDS_WEIGHTS = 1, 2, 3
+# DeepSpeed's mixed-precision step adds fp32 gradients to the 16-bit ones (estimate_zero2_model_states_mem_needs)
+DEEPSPEED_FP32_GRADIENT_BYTES = 4.0
+# DeepSpeed ZeRO-3 gathers the largest layer's parameters: 4 B each (estimate_zero3_model_states_mem_needs)
+ZERO3_GATHER_BYTES_PER_PARAM = 4
 
 _ShardInputs = dict[str, int | float | str]
 
 
 @dataclass(frozen=True, slots=True)
 class _Sharding:
-    """How model states spread over ``gpus`` data-parallel GPUs: ZeRO ``stage`` shards, no stage replicates."""
+    """How model states spread over ``gpus`` data-parallel GPUs: ZeRO ``stage`` shards, no stage replicates;
+    ``offload`` moves the optimizer side (and with stage 3 the weights) to host RAM."""
 
     stage: int | None
     gpus: int
+    offload: bool = False
 
     def place(self, amount: float, sharded_from_stage: int) -> tuple[int, _ShardInputs]:
         """(bytes over all GPUs, the inputs that say how) of a state of ``amount`` bytes per copy."""
@@ -47,10 +64,17 @@ class _Sharding:
             return round(amount), {"shard": "sharded", "gpus": self.gpus, "zero_stage": self.stage}
         return round(amount * self.gpus), {"shard": "replicated" if self.gpus > 1 else "single", "gpus": self.gpus}
 
+    def on_host(self, sharded_from_stage: int) -> bool:
+        """ZeRO-Offload keeps gradients and optimizer in host RAM; with offload_param (stage 3) the weights too."""
+        if not self.offload:
+            return False
+        return sharded_from_stage < ZERO_SHARDS_WEIGHTS or self.stage == ZERO_SHARDS_WEIGHTS
+
 
 @dataclass(frozen=True, slots=True)
 class _Trainable:
     params: int
+    weight_bytes: float  # per trainable parameter as stored (adapters); 0 for full fine-tuning (in the weights)
     gradient_bytes: float  # per trainable parameter
     state_bytes: float  # optimizer state per trainable parameter
 
@@ -63,33 +87,76 @@ def training_terms(
     estimated: list[str],
     warnings: list[str],
 ) -> tuple[list[Term], int | None]:
+    profile = _framework(workload, warnings)
     precision = _training_precision(mode, precision, warnings)
+    qlora_variant = "qlora" if mode is Mode.QLORA and profile.nf4_wide_tensors_fp32 else ""
     weights, avg_bits, params = weights_detail(
-        facts, precision, load_mtp=workload.load_mtp_layers, variant="qlora" if mode is Mode.QLORA else ""
+        facts, precision, load_mtp=workload.load_mtp_layers, variant=qlora_variant
     )
     optimizer = _optimizer(workload, warnings)
     stage = workload.zero_stage if workload.zero_stage in (0, 1, 2, 3) else None
-    data_parallel = max(1, int(workload.data_parallel)) if workload.zero_stage is not None else 1
-    sharding = _Sharding(stage, data_parallel)
-    trainable = _trainable(facts, workload, mode, optimizer, params=params, fp32=precision.key == "fp32")
+    if stage is None and profile.deepspeed:
+        stage = ZERO_SHARDS_WEIGHTS  # the sharding a reader picks DeepSpeed or FSDP for
+    data_parallel = max(1, int(workload.data_parallel)) if stage is not None else 1
+    sharding = _Sharding(stage, data_parallel, profile.offload)
+    trainable = _trainable(facts, workload, mode, optimizer, profile, params=params, fp32=precision.key == "fp32")
+    rank = max(1, int(workload.lora_rank))
 
-    w_bytes, w_shard = sharding.place(weights, ZERO_SHARDS_WEIGHTS)
-    terms = [Term("weights", w_bytes, {"params": params, "bits": avg_bits, **w_shard}, variant=mode.value)]
+    weights_variant = mode.value if mode is not Mode.QLORA or qlora_variant else "qlora_16bit"
+    terms = [
+        _state(
+            "weights",
+            weights,
+            ZERO_SHARDS_WEIGHTS,
+            sharding,
+            {"params": params, "bits": avg_bits},
+            variant=weights_variant,
+        )
+    ]
     if mode is not Mode.FULL:
-        terms.append(_adapters_term(facts, workload, trainable, sharding))
-    g_bytes, g_shard = sharding.place(trainable.params * trainable.gradient_bytes, ZERO_SHARDS_GRADIENTS)
+        a_bytes, a_shard = sharding.place(trainable.params * trainable.weight_bytes, ZERO_SHARDS_WEIGHTS)
+        inputs = {"rank": rank, "per_rank": trainable.params // rank, "trainable": trainable.params}
+        terms.append(Term("adapters", a_bytes, {**inputs, "each": trainable.weight_bytes, **a_shard}))
+    g_inputs: _ShardInputs = {"trainable": trainable.params, "each": trainable.gradient_bytes}
     terms.append(
-        Term("gradients", g_bytes, {"trainable": trainable.params, "each": trainable.gradient_bytes, **g_shard})
+        _state("gradients", trainable.params * trainable.gradient_bytes, ZERO_SHARDS_GRADIENTS, sharding, g_inputs)
     )
-    o_bytes, o_shard = sharding.place(trainable.params * trainable.state_bytes, ZERO_SHARDS_OPTIMIZER)
-    o_inputs = {"trainable": trainable.params, "each": trainable.state_bytes, "optimizer": optimizer.value, **o_shard}
-    terms.append(Term("optimizer", o_bytes, o_inputs))
-    terms.extend(_training_activations(facts, workload, data_parallel))
-    terms.append(_training_overhead(sum(t.bytes for t in terms), data_parallel))
+    o_inputs: _ShardInputs = {
+        "trainable": trainable.params,
+        "each": trainable.state_bytes,
+        "optimizer": optimizer.value,
+    }
+    terms.append(
+        _state("optimizer", trainable.params * trainable.state_bytes, ZERO_SHARDS_OPTIMIZER, sharding, o_inputs)
+    )
+    if profile.deepspeed and stage == ZERO_SHARDS_WEIGHTS:
+        largest = largest_layer_params(facts.spec)
+        gather = ZERO3_GATHER_BYTES_PER_PARAM * largest * data_parallel
+        terms.append(Term("gather_buffer", gather, {"largest": largest, "gpus": data_parallel}, estimated=True))
+    terms.extend(_training_activations(facts, workload, profile, data_parallel))
+    terms.append(_training_overhead(sum(t.bytes for t in terms if t.on_gpu), data_parallel))
     estimated.append("activations")
-    total = sum(t.bytes for t in terms)
+    total = sum(t.bytes for t in terms if t.on_gpu)
     per_gpu = -(-total // data_parallel) if stage is not None else None
     return terms, per_gpu
+
+
+def _state(
+    key: str, amount: float, sharded_from_stage: int, sharding: _Sharding, inputs: _ShardInputs, variant: str = ""
+) -> Term:
+    placed, shard = sharding.place(amount, sharded_from_stage)
+    if sharding.on_host(sharded_from_stage):
+        shard = {**shard, "shard": "offloaded"}
+        return Term(key, placed, {**inputs, **shard}, variant=variant, on_gpu=False)
+    return Term(key, placed, {**inputs, **shard}, variant=variant)
+
+
+def _framework(workload: Workload, warnings: list[str]) -> FrameworkProfile:
+    profile = get_framework(workload.framework)
+    if profile is None:
+        warnings.append(f"unknown fine-tuning framework {workload.framework!r}: used Transformers + PEFT")
+        return FRAMEWORKS[Framework.TRANSFORMERS]
+    return profile
 
 
 def _training_precision(mode: Mode, precision: Precision, warnings: list[str]) -> Precision:
@@ -111,25 +178,37 @@ def _optimizer(workload: Workload, warnings: list[str]) -> Optimizer:
 
 
 def _trainable(
-    facts: SpecFacts, workload: Workload, mode: Mode, optimizer: Optimizer, *, params: int, fp32: bool
+    facts: SpecFacts,
+    workload: Workload,
+    mode: Mode,
+    optimizer: Optimizer,
+    profile: FrameworkProfile,
+    *,
+    params: int,
+    fp32: bool,
 ) -> _Trainable:
-    """Full fine-tuning trains every loaded parameter; LoRA and QLoRA train the fp32 adapters only."""
+    """Full fine-tuning trains every loaded parameter; LoRA and QLoRA train the adapters only.
+
+    Mixed precision (Transformers, Unsloth, DeepSpeed) keeps fp32 moments and, for 16-bit trained weights, an fp32
+    master copy; torchtune trains in pure bf16, so its AdamW moments are bf16 and no master copy exists."""
     moments = _MOMENT_BYTES[optimizer]
+    if not profile.float_states and optimizer is Optimizer.ADAMW and not fp32:
+        moments /= 2
     if mode is Mode.FULL:
-        return _Trainable(params, 4.0 if fp32 else 2.0, moments + (0 if fp32 else MASTER_COPY_BYTES))
+        gradient = 4.0 if fp32 else 2.0
+        master = 0.0 if fp32 or not profile.float_states else MASTER_COPY_BYTES
+        if profile.deepspeed and not fp32:
+            gradient += DEEPSPEED_FP32_GRADIENT_BYTES
+        return _Trainable(params, 0.0, gradient, moments + master)
+    targets = resolve_targets(str(workload.lora_targets), profile)
+    if targets is None:
+        targets = profile.lora_targets
+    per_rank = (
+        facts.lora_params_per_rank if targets is LoraTargets.ALL_LINEAR else lora_params_per_rank(facts.spec, targets)
+    )
     rank = max(1, int(workload.lora_rank))
-    return _Trainable(rank * facts.lora_params_per_rank, LORA_ADAPTER_BYTES, moments)
-
-
-def _adapters_term(facts: SpecFacts, workload: Workload, trainable: _Trainable, sharding: _Sharding) -> Term:
-    a_bytes, a_shard = sharding.place(trainable.params * LORA_ADAPTER_BYTES, ZERO_SHARDS_WEIGHTS)
-    inputs = {
-        "rank": max(1, int(workload.lora_rank)),
-        "per_rank": facts.lora_params_per_rank,
-        "trainable": trainable.params,
-        **a_shard,
-    }
-    return Term("adapters", a_bytes, inputs)
+    adapter = profile.adapter_bytes
+    return _Trainable(rank * per_rank, adapter, adapter, moments)
 
 
 def _training_overhead(base: int, data_parallel: int) -> Term:
@@ -138,7 +217,9 @@ def _training_overhead(base: int, data_parallel: int) -> Term:
     return Term("overhead", overhead, {"base": base}, variant="training", estimated=True)
 
 
-def _training_activations(facts: SpecFacts, workload: Workload, data_parallel: int) -> list[Term]:
+def _training_activations(
+    facts: SpecFacts, workload: Workload, profile: FrameworkProfile, data_parallel: int
+) -> list[Term]:
     spec = facts.spec
     s = max(1, int(workload.tokens_per_sample))
     b = max(1, int(workload.batch_size))
@@ -147,15 +228,29 @@ def _training_activations(facts: SpecFacts, workload: Workload, data_parallel: i
     heads = max(1, spec.num_attention_heads)
     kv_heads = max(1, spec.num_kv_heads)
     mlp = facts.active_mlp_width
-    # Llama-style block with FlashAttention, 16-bit: s·b·(12h + 4h·K/H + 6I) bytes per layer (§6.2, derived)
-    per_layer_full = s * b * (12 * h + 4 * h * kv_heads // heads + 6 * mlp)
-    if workload.gradient_checkpointing:
-        act, variant = layers * 2 * s * b * h + per_layer_full, "checkpointing"
+    vocab = max(0, spec.vocab_size)
+    # Llama-style block with FlashAttention, 16-bit: s·b·(12h + 4h·K/H + 6I) bytes per layer (§6.2, derived);
+    # its backward adds the gradients of the gate and up outputs and of the layer's input and output, s·b·(4h + 4I)
+    one_layer = s * b * (12 * h + 4 * h * kv_heads // heads + 6 * mlp) + s * b * (4 * h + 4 * mlp)
+    inputs: dict[str, int | float | str] = {"layers": layers, "s": s, "b": b, "h": h, "mlp": mlp, "vocab": vocab}
+    terms: list[Term] = []
+    checkpoints = layers * 2 * s * b * h
+    if not workload.gradient_checkpointing:
+        act, variant = (layers - 1) * (s * b * (12 * h + 4 * h * kv_heads // heads + 6 * mlp)) + one_layer, ""
+    elif profile.offload_checkpoints:
+        act, variant = one_layer, "offloaded"
+        terms.append(Term("activations_host", checkpoints * data_parallel, inputs, estimated=True, on_gpu=False))
     else:
-        act, variant = layers * per_layer_full, ""
-    logits = s * b * max(0, spec.vocab_size) * 4
-    inputs = {"layers": layers, "s": s, "b": b, "h": h, "mlp": mlp, "vocab": spec.vocab_size}
-    return [
-        Term("activations", act * data_parallel, inputs, variant=variant, estimated=True),
-        Term("logits", logits * data_parallel, inputs),
-    ]
+        act, variant = checkpoints + one_layer, "checkpointing"
+    terms.insert(0, Term("activations", act * data_parallel, inputs, variant=variant, estimated=True))
+    tokens = s * b if not profile.logit_chunk else min(s * b, profile.logit_chunk)
+    logits = round(tokens * vocab * profile.logit_bytes)
+    if profile.logit_chunk:
+        logit_variant = "chunked"
+    elif not profile.logit_bytes:
+        logit_variant = "fused"
+    else:
+        logit_variant = "" if profile.logit_bytes == HF_LOGIT_BYTES else "output_chunks"
+    l_inputs = {**inputs, "tokens": tokens, "each": profile.logit_bytes}
+    terms.append(Term("logits", logits * data_parallel, l_inputs, variant=logit_variant, estimated=True))
+    return terms

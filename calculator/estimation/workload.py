@@ -26,8 +26,29 @@ class Optimizer(StrEnum):
     SGD = "sgd"  # torch SGD with its default momentum 0: no optimizer state
 
 
+class Framework(StrEnum):
+    """Fine-tuning framework; its defaults and memory rules are in frameworks.py."""
+
+    TRANSFORMERS = "transformers"  # Hugging Face Transformers Trainer + PEFT: the default, the most used stack
+    TRL = "trl"  # Hugging Face TRL SFTTrainer (chunked loss, checkpointing on)
+    TORCHTUNE = "torchtune"
+    UNSLOTH = "unsloth"
+    DEEPSPEED = "deepspeed"  # Transformers + DeepSpeed ZeRO (FSDP FULL_SHARD / SHARD_GRAD_OP = ZeRO-3 / -2)
+    DEEPSPEED_OFFLOAD = "deepspeed_offload"  # ZeRO-Offload: optimizer (with stage 3 also the weights) in host RAM
+
+
+class LoraTargets(StrEnum):
+    """Which linear layers carry adapters. Routed MoE experts are never adapted (no framework's default does)."""
+
+    QV = "qv"  # query and value projections
+    QVO_MLP = "qvo_mlp"  # query, value, output projection and the MLP
+    ALL_LINEAR = "all_linear"  # q, k, v, o, gate, up, down
+
+
 MODES: tuple[str, ...] = tuple(m.value for m in Mode)
 OPTIMIZERS: tuple[str, ...] = tuple(o.value for o in Optimizer)
+FRAMEWORKS_KEYS: tuple[str, ...] = tuple(f.value for f in Framework)
+LORA_TARGETS: tuple[str, ...] = tuple(t.value for t in LoraTargets)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +74,9 @@ class Workload:
     gradient_checkpointing: bool = True
     optimizer: Optimizer = Optimizer.ADAMW
     zero_stage: int | None = None  # None: model states split evenly over the GPUs the fit finds (FSDP-like)
-    data_parallel: int = 1  # GPUs that ZeRO shards over (only with zero_stage)
+    data_parallel: int = 1  # GPUs that ZeRO shards over (only with zero_stage or a DeepSpeed framework)
+    framework: str = Framework.TRANSFORMERS  # a key of FRAMEWORKS (frameworks.py): its loss, dtypes, offloading
+    lora_targets: str = ""  # a LoraTargets value; "": the framework's default target modules
 
     @property
     def training(self) -> bool:
