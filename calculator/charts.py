@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 
 from calculator.estimation import GB
 from calculator.page import ContextSection
@@ -109,3 +111,61 @@ def _range(start: float, stop: float, step: float) -> list[float]:
         values.append(value)
         value += step
     return values
+
+
+@dataclass(frozen=True, slots=True)
+class PriceChart:
+    width: int
+    height: int
+    plot_left: int
+    plot_right: int
+    plot_top: int
+    plot_bottom: int
+    median: str  # polyline points
+    cheapest: str
+    x_ticks: tuple[tuple[float, str], ...]  # (x, ISO day)
+    y_ticks: tuple[tuple[float, float], ...]  # (y, USD per GPU-hour)
+
+
+def price_chart(days: Sequence[tuple[date, float, float]]) -> PriceChart | None:
+    """Median and cheapest USD per GPU-hour by day; None below two days of history."""
+    if len(days) < 2:
+        return None
+    first, last = days[0][0], days[-1][0]
+    span = max(1, (last - first).days)
+    top = max(max(median, cheapest) for _day, median, cheapest in days) * 1.1
+    step = _nice_step(top)
+    top = math.ceil(top / step) * step
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+
+    def x(day: date) -> float:
+        return round(LEFT + plot_w * (day - first).days / span, 1)
+
+    def y(value: float) -> float:
+        return round(TOP + plot_h * (1 - value / top), 1)
+
+    shown = days if len(days) <= 6 else [*days[:: math.ceil(len(days) / 5)], days[-1]]
+    ticks = _spaced_days(tuple((x(day), day.isoformat()) for day, _m, _c in shown))
+    return PriceChart(
+        WIDTH,
+        HEIGHT,
+        LEFT,
+        WIDTH - RIGHT,
+        TOP,
+        HEIGHT - BOTTOM,
+        " ".join(f"{x(day)},{y(median)}" for day, median, _c in days),
+        " ".join(f"{x(day)},{y(cheapest)}" for day, _m, cheapest in days),
+        ticks,
+        tuple((y(v), v) for v in _range(0, top, step)),
+    )
+
+
+def _spaced_days(ticks: tuple[tuple[float, str], ...]) -> tuple[tuple[float, str], ...]:
+    kept: list[tuple[float, str]] = []
+    for tick in dict.fromkeys(ticks):
+        if kept and tick[0] - kept[-1][0] < 96:  # an ISO day label is about 80 px wide
+            if tick == ticks[-1]:
+                kept[-1] = tick
+            continue
+        kept.append(tick)
+    return tuple(kept)

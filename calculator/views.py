@@ -18,6 +18,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from calculator import page_data
 from calculator.forms import PRESET_CONTEXTS, parse_state, state_query
+from calculator.hardware import popular_hardware
 from calculator.og_image import og_card
 from calculator.page import model_page
 from models_catalog import selectors
@@ -73,6 +74,7 @@ def _load(request: HttpRequest, org: str, name: str, suffix: str = "") -> Loaded
             "notes": sources.spec.notes,
             "context_presets": [c for c in PRESET_CONTEXTS if not choices.max_context or c <= choices.max_context],
             "unsizable": "",
+            "popular_hardware": popular_hardware(sources.gpus),
         },
     )
 

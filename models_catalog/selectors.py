@@ -228,6 +228,7 @@ class SimilarModel:
     params_billions: float | None
     is_moe: bool
     attention_kind: str
+    hub_id: str
 
 
 def similar_models(model: Model, limit: int = 6) -> list[SimilarModel]:
@@ -249,6 +250,6 @@ def similar_models(model: Model, limit: int = 6) -> list[SimilarModel]:
 
     chosen = sorted(sized, key=distance)
     return [
-        SimilarModel(m.url, m.display_name, params / 1e9, bool(m.is_moe), m.attention_kind)
+        SimilarModel(m.url, m.display_name, params / 1e9, bool(m.is_moe), m.attention_kind, m.hub_id)
         for m, params in chosen[:limit]
     ]

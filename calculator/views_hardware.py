@@ -1,0 +1,192 @@
+"""Hardware-first pages: the GPU index and one page per GPU, cloud providers, "can <model> run on <hardware>", and
+the side-by-side comparison of models. Thin: read, call one composition function, render."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET
+
+from calculator import page_data
+from calculator.charts import price_chart
+from calculator.forms import CalculatorState, parse_state, state_query
+from calculator.hardware import hardware_for, models_on_gpu, popular_hardware, runs_on
+from calculator.page import ModelPage, model_page
+from models_catalog import selectors
+from models_catalog.models import Model
+from models_catalog.specs import SpecUnavailable, spec_from_model
+from models_catalog.views import parsed_hub_id, unknown_model
+from pricing.gpus import SEGMENTS, GpuSpec, load_gpus
+from pricing.offers import OfferRecord
+from pricing.selectors import current_offers, price_history, provider_statuses
+
+MODELS_ON_GPU_PAGE = 120  # catalog models listed on a GPU page (the most downloaded, then the largest)
+MAX_COMPARED = 4
+
+
+def _today() -> Any:
+    return datetime.now(UTC).date()
+
+
+@dataclass(frozen=True, slots=True)
+class GpuRow:
+    gpu: GpuSpec
+    cheapest_usd: float | None  # per GPU-hour, current on-demand
+    offers: int
+
+
+def _cheapest_by_slug(offers: list[OfferRecord]) -> dict[str, tuple[float, int]]:
+    found: dict[str, tuple[float, int]] = {}
+    for offer in offers:
+        price, count = found.get(offer.gpu_slug, (offer.price_per_gpu_hour_usd, 0))
+        found[offer.gpu_slug] = (min(price, offer.price_per_gpu_hour_usd), count + 1)
+    return found
+
+
+@require_GET
+def gpu_index(request: HttpRequest) -> HttpResponse:
+    cheapest = _cheapest_by_slug(current_offers(pricing_kinds=("on-demand",)))
+    groups: dict[str, list[GpuRow]] = defaultdict(list)
+    for gpu in load_gpus():
+        price, count = cheapest.get(gpu.slug, (None, 0))
+        groups[gpu.segment].append(GpuRow(gpu, price, count))
+    ordered = [(segment, groups[segment]) for segment in SEGMENTS if groups.get(segment)]
+    return render(request, "calculator/gpus.html", {"groups": ordered})
+
+
+def _catalog_specs(limit: int) -> list[tuple[str, str, float | None, Any]]:
+    rows = []
+    models = Model.objects.exclude(config__isnull=True).order_by("-downloads", "-params_total")[: limit * 2]
+    for model in models:
+        try:
+            spec = spec_from_model(model)
+        except SpecUnavailable:
+            continue
+        rows.append((model.url, model.display_name, model.params_total / 1e9 if model.params_total else None, spec))
+        if len(rows) == limit:
+            break
+    return rows
+
+
+@require_GET
+def gpu_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    gpus = load_gpus()
+    gpu = next((g for g in gpus if g.slug == slug), None)
+    if gpu is None:
+        raise Http404("no such GPU")
+    offers = current_offers(gpu_slugs=[slug])
+    on_demand = [o for o in offers if o.pricing_kind == "on-demand"]
+    other = [o for o in offers if o.pricing_kind != "on-demand"]
+    history = price_history(slug)
+    days = [(p.day, float(p.median_usd), float(p.cheapest_usd)) for p in history]
+    context = {
+        "gpu": gpu,
+        "on_demand": on_demand,
+        "other_offers": other,
+        "history": history,
+        "chart": price_chart(days),
+        "fits": models_on_gpu(_catalog_specs(MODELS_ON_GPU_PAGE), gpu),
+        "runs_on_key": slug if hardware_for(slug, gpus) else None,
+    }
+    return render(request, "calculator/gpu.html", context)
+
+
+@require_GET
+def provider_index(request: HttpRequest) -> HttpResponse:
+    return render(request, "calculator/providers.html", {"providers": provider_statuses()})
+
+
+@require_GET
+def provider_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    status = next((p for p in provider_statuses() if p.slug == slug), None)
+    if status is None:
+        raise Http404("no such provider")
+    offers = current_offers(provider_slugs=[slug])
+    names = {g.slug: g.short_name for g in load_gpus()}
+    return render(request, "calculator/provider.html", {"provider": status, "offers": offers, "gpu_names": names})
+
+
+@require_GET
+def model_runs_on(request: HttpRequest, org: str, name: str, hardware: str) -> HttpResponse:
+    hub_id = parsed_hub_id(request, org, name)
+    if isinstance(hub_id, HttpResponse):
+        return hub_id
+    model = selectors.model_by_hub_id(hub_id)
+    if model is None:
+        return unknown_model(request, hub_id.value, hub_id, "")
+    if model.hub_id != hub_id.value:
+        return redirect(f"{model.get_absolute_url()}runs-on/{hardware}/", permanent=True)
+    gpus = load_gpus()
+    target = hardware_for(hardware, gpus)
+    if target is None:
+        raise Http404("no such hardware")
+    facts = selectors.model_facts(model)
+    try:
+        sources = page_data.page_sources(model, facts, _today())
+    except SpecUnavailable:
+        return redirect(model.get_absolute_url())
+    answer = runs_on(sources.spec, sources.builds, target, sources.offers, gpus)
+    others = [h for h in popular_hardware(gpus) if h.key != hardware]
+    context = {"facts": facts, "answer": answer, "base_url": model.get_absolute_url(), "others": others}
+    return render(request, "calculator/runs_on.html", context)
+
+
+@dataclass(frozen=True, slots=True)
+class Compared:
+    model: Model
+    page: ModelPage | None
+    reason: str  # why a model cannot be sized
+
+
+@require_GET
+def compare(request: HttpRequest) -> HttpResponse:
+    """Up to four models side by side at the same calculator settings (``?models=a,b,c&precision=int4``)."""
+    raw = request.GET.get("models", "")[:2000]
+    wanted = [part.strip() for part in raw.split(",") if part.strip()]
+    notices = []
+    if len(wanted) > MAX_COMPARED:
+        notices.append(("models", ", ".join(wanted[MAX_COMPARED:])[:120], "too_many"))
+        wanted = wanted[:MAX_COMPARED]
+    compared: list[Compared] = []
+    missing: list[str] = []
+    today = _today()
+    choices = None
+    state = CalculatorState()
+    for hub in dict.fromkeys(wanted):
+        model = selectors.model_by_hub_id(hub)
+        if model is None:
+            missing.append(hub[:120])
+            continue
+        try:
+            sources = page_data.page_sources(model, selectors.model_facts(model), today)
+        except SpecUnavailable as exc:
+            compared.append(Compared(model, None, str(exc)))
+            continue
+        if choices is None:
+            # the settings every column shares: generic precisions only (published builds belong to one model)
+            choices = replace(
+                sources.choices,
+                precisions=[c for c in sources.choices.precisions if not c.value.startswith("build:")],
+                max_context=None,
+            )
+            parsed = parse_state(request.GET, choices)
+            state = parsed.state
+            notices += [(i.name, i.value, i.reason) for i in parsed.ignored]
+        compared.append(Compared(model, model_page(sources.inputs(state)), ""))
+    query = state_query(state, choices) if choices else ""
+    context = {
+        "compared": compared,
+        "missing": missing,
+        "notices": notices,
+        "state": state,
+        "models_param": ",".join(c.model.hub_id for c in compared),
+        "state_query": query,
+        "max_compared": MAX_COMPARED,
+        "suggestions": selectors.featured_models(limit=8),
+    }
+    return render(request, "calculator/compare.html", context)

@@ -1,0 +1,125 @@
+"""GPU, provider, "can it run" and comparison pages: rendered from the catalog, the GPU data and current offers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from models_catalog import services
+from tests.models_catalog.html import parse
+
+SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
+GLM = "/en/models/zai-org/GLM-5.3-Flash/"
+LLAMA = "/en/models/meta-llama/Llama-3.1-8B-Instruct/"
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def site():
+    services.model_import_offline(SHIPPED)
+    call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
+
+
+def _page(client, path, status=200):
+    response = client.get(path)
+    assert response.status_code == status, path
+    return parse(response.content)
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_gpu_index_groups_gpus_and_shows_the_cheapest_current_price(client, site, lang):
+    page = _page(client, f"/{lang}/gpus/")
+    mi300x = page.one("tr", data_gpu="mi300x")
+    assert "2.39" in mi300x.text or "2,39" in mi300x.text
+    assert page.one("tr", data_gpu="rtx-4090")
+
+
+def test_gpu_page_lists_offers_with_dates_and_which_models_fit(client, site):
+    page = _page(client, "/en/gpus/mi300x/")
+
+    offers = page.one("table", id="gpu-offers").select("tr", data_provider=True)
+    assert [o.attrs["data-provider"] for o in offers][:2] == ["runpod", "runpod"]
+    assert "Nov 13, 2026" in offers[0].text
+    fits = {r.attrs["data-model"]: r for r in page.one("table", id="models-on-gpu").select("tr", data_model=True)}
+    glm = {c.attrs["data-precision"]: int(c.attrs["data-count"]) for c in fits["GLM-5.3-Flash"].select("td")}
+    assert glm == {"fp16": 5, "int8": 3, "int4": 2}  # 708, 372 and 187 GB over 192 GB cards at 90 % fill
+    assert fits["GLM-5.3-Flash"].one("a").attrs["href"] == GLM + "runs-on/mi300x/"
+
+
+def test_unknown_gpu_and_provider_are_404(client, site):
+    _page(client, "/en/gpus/warp-core/", 404)
+    _page(client, "/en/providers/acme-cloud/", 404)
+
+
+def test_provider_pages_show_offers_and_refresh_status(client, site):
+    index = _page(client, "/de/providers/")
+    assert index.one("tr", data_provider="runpod")
+    page = _page(client, "/en/providers/runpod/")
+    rows = page.one("table", id="provider-offers").select("tr", data_gpu=True)
+    assert {r.attrs["data-gpu"] for r in rows} >= {"mi300x", "a40"}
+
+
+def test_can_it_run_answers_with_the_widest_option_that_fits(client, site):
+    mac = _page(client, GLM + "runs-on/mac-128/")
+    assert mac.one(id="verdict").attrs["data-fits"] == "true"
+    assert "2bit-lite" in mac.one(id="verdict").text
+    assert int(mac.one(data_card="max-context").text.replace(",", "")) > 8192
+
+    card = _page(client, GLM + "runs-on/rtx-4090/")
+    assert card.one(id="verdict").attrs["data-fits"] == "false"
+    assert all(r.attrs["data-fits"] == "false" for r in card.select("tr", data_option=True))
+
+    llama = _page(client, LLAMA + "runs-on/h100-sxm/")
+    assert llama.one(id="verdict").attrs["data-fits"] == "true"
+    assert llama.one("tr", data_option="fp16").attrs["data-fits"] == "true"
+
+
+def test_can_it_run_refuses_hardware_we_do_not_know(client, site):
+    _page(client, GLM + "runs-on/mac-7/", 404)
+    _page(client, GLM + "runs-on/warp-core/", 404)
+    assert client.get("/en/models/zai-org/glm-5.3-flash/runs-on/mac-128/")["Location"] == GLM + "runs-on/mac-128/"
+
+
+def test_model_page_links_to_its_can_it_run_pages_and_a_comparison(client, site):
+    page = _page(client, GLM)
+    links = [a.attrs["href"] for a in page.one(id="runs-on-links").select("a")]
+    assert GLM + "runs-on/h100-sxm/" in links and GLM + "runs-on/mac-128/" in links
+    assert page.one("a", id="compare-link").attrs["href"].startswith("/en/compare/?models=zai-org/GLM-5.3-Flash%2C")
+
+
+def test_compare_shows_models_side_by_side_at_the_same_settings(client, site):
+    page = _page(client, "/en/compare/?models=zai-org/GLM-5.3-Flash,meta-llama/Llama-3.1-8B-Instruct&precision=int4")
+
+    need = page.one("tr", data_row="need").select("td")
+    assert [c.attrs["data-bytes"] for c in need] and need[0].text.replace("\xa0", " ") == "187 GB"
+    headers = [th.attrs.get("data-model") for th in page.one("table", id="comparison").select("th", data_model=True)]
+    assert headers == ["zai-org/GLM-5.3-Flash", "meta-llama/Llama-3.1-8B-Instruct"]
+
+
+def test_compare_more_than_four_is_a_notice_not_an_error(client, site):
+    ids = ",".join(
+        [
+            "zai-org/GLM-5.3-Flash",
+            "meta-llama/Llama-3.1-8B-Instruct",
+            "Qwen/Qwen3-8B",
+            "Qwen/Qwen3-32B",
+            "Qwen/Qwen3-30B-A3B",
+            "acme/none",
+        ]
+    )
+    page = _page(client, f"/en/compare/?models={ids}&context=-5")
+    assert len(page.one("table", id="comparison").select("th", data_model=True)) == 4
+    notice = page.one(id="compare-notice").text
+    assert "At most 4 models" in notice
+    assert page.one(data_ignored="context")
+
+
+def test_sitemap_lists_gpu_provider_and_can_it_run_pages(client, site):
+    runs_on = client.get("/sitemap-runs-on.xml").content.decode()
+    assert "/en/models/zai-org/GLM-5.3-Flash/runs-on/mac-128/" in runs_on
+    assert "/de/models/zai-org/GLM-5.3-Flash/runs-on/h100-sxm/" in runs_on
+    assert "/en/gpus/mi300x/" in client.get("/sitemap-gpus.xml").content.decode()
+    assert "/de/providers/runpod/" in client.get("/sitemap-providers.xml").content.decode()
