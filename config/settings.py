@@ -131,18 +131,27 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     "prices-runpod": {"task": "pricing.refresh_provider", "schedule": 3600.0, "args": ("runpod",)},
     # Vast.ai: marketplace offer search, hourly (a live market; 10 requests/minute limit).
     "prices-vastai": {"task": "pricing.refresh_provider", "schedule": 3600.0, "args": ("vastai",)},
-    # Lambda: instance-types list prices, every 6 hours.
-    "prices-lambda": {"task": "pricing.refresh_provider", "schedule": 21600.0, "args": ("lambda",)},
     # TensorDock: v2 locations, every 6 hours (100 requests/minute limit).
     "prices-tensordock": {"task": "pricing.refresh_provider", "schedule": 21600.0, "args": ("tensordock",)},
-    # AWS: Price List API, daily (list prices change rarely).
-    "prices-aws": {"task": "pricing.refresh_provider", "schedule": 86400.0, "args": ("aws",)},
-    # Azure: Retail Prices API, daily.
-    "prices-azure": {"task": "pricing.refresh_provider", "schedule": 86400.0, "args": ("azure",)},
-    # Google Cloud: Billing Catalog GPU SKUs, daily.
-    "prices-gcp": {"task": "pricing.refresh_provider", "schedule": 86400.0, "args": ("gcp",)},
     # Vultr: cloud GPU plans, daily.
     "prices-vultr": {"task": "pricing.refresh_provider", "schedule": 86400.0, "args": ("vultr",)},
+    # gpuhunt's published catalogs (pricing/providers/gpuhunt_source.py): its CI collects them hourly, per provider.
+    # Lambda and CloudRift sell out and restock within hours: every 6 hours.
+    "prices-lambda": {"task": "pricing.refresh_provider", "schedule": 21600.0, "args": ("lambda",)},
+    "prices-cloudrift": {"task": "pricing.refresh_provider", "schedule": 21600.0, "args": ("cloudrift",)},
+    # Hyperscaler and neocloud list prices change rarely: daily.
+    "prices-aws": {"task": "pricing.refresh_provider", "schedule": 86400.0, "args": ("aws",)},
+    "prices-azure": {"task": "pricing.refresh_provider", "schedule": 86400.0, "args": ("azure",)},
+    "prices-gcp": {"task": "pricing.refresh_provider", "schedule": 86400.0, "args": ("gcp",)},
+    "prices-oci": {"task": "pricing.refresh_provider", "schedule": 86400.0, "args": ("oci",)},
+    "prices-nebius": {"task": "pricing.refresh_provider", "schedule": 86400.0, "args": ("nebius",)},
+    "prices-verda": {"task": "pricing.refresh_provider", "schedule": 86400.0, "args": ("verda",)},
+    # Lium: gpuhunt's live query of its public nodes feed (a marketplace, no catalog), every 6 hours.
+    "prices-lium": {"task": "pricing.refresh_provider", "schedule": 21600.0, "args": ("lium",)},
+    # Hosted per-token prices: OpenRouter's public models endpoint, daily (one dated row per route and day).
+    "api-prices-openrouter": {"task": "pricing.refresh_api_prices", "schedule": 86400.0},
+    # The daily price index per GPU (yesterday settles, today so far), every 6 hours; rows are kept indefinitely.
+    "price-index": {"task": "pricing.compute_price_index", "schedule": 21600.0},
     # Providers without an API: re-read the curated dated offer files daily (one task per provider).
     "prices-curated": {"task": "pricing.refresh_curated", "schedule": 86400.0},
 }

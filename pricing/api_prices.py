@@ -219,3 +219,68 @@ def _price(value: Any) -> Decimal:
 
 def _price_or_none(value: Any) -> Decimal | None:
     return None if value is None else _price(value)
+
+
+# --- OpenRouter's models endpoint (refreshed daily by pricing.refresh_api_prices) ---------------------------------
+
+OPENROUTER_MODELS_URL = "https://openrouter.ai/api/v1/models"
+OPENROUTER_LIST_PROVIDER = "OpenRouter (list price = top provider)"
+_PER_MILLION = Decimal(1_000_000)
+
+
+def parse_openrouter_models(payload: Any, captured_on: date) -> tuple[list[ApiPriceRecord], list[str]]:
+    """Per-token list prices of the routes that serve a catalog model, and the ids of the routes left out.
+
+    OpenRouter's ``pricing`` values are strings in USD per token (``prompt`` input, ``input_cache_read`` cached
+    input, ``completion`` output; OpenRouterTeam/docs ``openapi/openapi.yaml``), the price of the model's top
+    provider; they become USD per million tokens. A route serving no catalog model (``ROUTE_TO_HUB_ID``) is left out:
+    no page reads it.
+    """
+    if not isinstance(payload, dict) or not isinstance(payload.get("data"), list):
+        raise ApiPriceFileError("OpenRouter models: expected {'data': [...]}")
+    rule = source_rule("OpenRouter GET https://openrouter.ai/api/v1/models")
+    records, left_out = [], []
+    for index, model in enumerate(payload["data"]):
+        if not isinstance(model, dict) or not isinstance(model.get("id"), str):
+            raise ApiPriceFileError(f"OpenRouter models: data[{index}] has no id")
+        route = model["id"]
+        hub_id = hub_id_for_route(route)
+        if not hub_id:
+            left_out.append(route)
+            continue
+        pricing = model.get("pricing")
+        if not isinstance(pricing, dict):
+            raise ApiPriceFileError(f"OpenRouter models: {route} has no pricing")
+        cached = pricing.get("input_cache_read")
+        records.append(
+            ApiPriceRecord(
+                route=route,
+                hub_id=hub_id,
+                provider=OPENROUTER_LIST_PROVIDER,
+                input_per_million_usd=_per_million(pricing.get("prompt"), f"{route} prompt"),
+                cached_input_per_million_usd=None if cached is None else _per_million(cached, f"{route} cache"),
+                output_per_million_usd=_per_million(pricing.get("completion"), f"{route} completion"),
+                captured_on=captured_on,
+                source_publisher=rule.publisher,
+                source_title=rule.title,
+                source_url=OPENROUTER_MODELS_URL,
+                source_detail=f"OpenRouter GET {OPENROUTER_MODELS_URL} (public), read {captured_on.isoformat()}; "
+                "'pricing' = price of the model's top provider",
+                confidence=rule.confidence,
+                context_length=model.get("context_length") if isinstance(model.get("context_length"), int) else None,
+            )
+        )
+    return records, left_out
+
+
+def _per_million(value: Any, where: str) -> Decimal:
+    """A per-token price string as USD per million tokens, exactly ("0.0000002058" -> 0.2058)."""
+    if not isinstance(value, str):
+        raise ApiPriceFileError(f"{where}: expected a price string, got {value!r}")
+    try:
+        per_token = Decimal(value)
+    except ArithmeticError as exc:
+        raise ApiPriceFileError(f"{where}: not a number: {value!r}") from exc
+    if per_token < 0 or not per_token.is_finite():
+        raise ApiPriceFileError(f"{where}: negative or invalid price {value!r}")
+    return (per_token * _PER_MILLION).normalize()

@@ -96,6 +96,9 @@ class PriceSnapshot(models.Model):
     source = models.CharField(max_length=500, blank=True, help_text="Endpoint or file the payload came from.")
     error = models.TextField(blank=True)
     notes = models.TextField(blank=True)
+    catalog_version = models.CharField(
+        max_length=64, blank=True, help_text="Version of the published catalog the payload was read from (gpuhunt)."
+    )
     same_as = models.ForeignKey(
         "self",
         null=True,
@@ -138,6 +141,9 @@ class Offer(models.Model):
     confidence = models.CharField(max_length=6, choices=CONFIDENCE_CHOICES, default="high")
     source = models.TextField(blank=True)
     notes = models.TextField(blank=True)
+    availability = models.CharField(
+        max_length=100, blank=True, help_text="Stock as the source reported it at captured_at; blank: not reported."
+    )
 
     class Meta:
         ordering = ["price_per_gpu_hour_usd"]
@@ -203,3 +209,26 @@ class ApiPrice(models.Model):
         if not self._state.adding:
             raise ValueError("API prices are append-only")
         super().save(*args, **kwargs)
+
+
+class GpuPriceIndex(models.Model):
+    """One day's on-demand price of one GPU type over every provider's offers current that day (USD per GPU-hour).
+
+    Computed from snapshots by ``price_index_compute`` and kept indefinitely (snapshots may be pruned one day; the
+    index is the long history the GPU pages chart). Recomputing a day replaces that day's row.
+    """
+
+    gpu = models.ForeignKey(Gpu, on_delete=models.PROTECT, related_name="price_index")
+    day = models.DateField()
+    median_usd = models.DecimalField(max_digits=14, decimal_places=6)
+    cheapest_usd = models.DecimalField(max_digits=14, decimal_places=6)
+    offer_count = models.PositiveIntegerField()
+    provider_count = models.PositiveIntegerField()
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["gpu", "day"]
+        constraints = [models.UniqueConstraint(fields=["gpu", "day"], name="pricing_gpupriceindex_unique_per_day")]
+
+    def __str__(self) -> str:
+        return f"{self.gpu_id} {self.day} median ${self.median_usd}/GPU-h"

@@ -51,6 +51,7 @@ class OfferRecord:
     notes: str = ""
     instance_price_usd: tuple[tuple[int, float], ...] = field(default=())  # (gpu count, USD per hour)
     term: str = ""  # commitment term of reserved prices ("1y", "3y", "savings-plan-1y")
+    availability: str = ""  # stock as the source reported it at ``captured_at`` ("High", "Low"); "" = not reported
 
     def instance_price_per_hour(self, gpu_count: int) -> float:
         """What one instance of ``gpu_count`` GPUs costs per hour, in USD."""

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, TypedDict
 from django.conf import settings
 from django.db.models import Count, F, Max, OuterRef, Q, Subquery
 
-from .models import ApiPrice, Offer, PriceSnapshot, Provider
+from .models import ApiPrice, GpuPriceIndex, Offer, PriceSnapshot, Provider
 from .offers import OfferRecord, as_confidence, as_pricing_kind
 
 if TYPE_CHECKING:
@@ -136,6 +136,7 @@ _RECORD_FIELDS = (
     "notes",
     "instance_prices_usd",
     "term",
+    "availability",
 )
 
 
@@ -157,6 +158,7 @@ def _record(row: dict, as_of: datetime, stale: bool) -> OfferRecord:
         notes=row["notes"],
         instance_price_usd=tuple((int(count), float(price)) for count, price in row["instance_prices_usd"]),
         term=row["term"],
+        availability=row["availability"],
     )
 
 
@@ -322,3 +324,28 @@ def api_prices_for(hub_id: str, on: date) -> list[HostedApiPrice]:
         newest.setdefault((row.route, row.provider), row)
     prices = [_hosted_api_price(row, on) for row in newest.values()]
     return sorted(prices, key=lambda p: (p.prices.output_per_million_usd, p.prices.input_per_million_usd, p.provider))
+
+
+# --- the daily price index -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PriceIndexPoint:
+    day: date
+    median_usd: Decimal  # on-demand, per GPU-hour
+    cheapest_usd: Decimal
+    offer_count: int
+    provider_count: int
+
+
+def price_index(gpu_slug: str, *, since: date | None = None) -> list[PriceIndexPoint]:
+    """The GPU's daily on-demand price index (``pricing.price_index``), oldest day first."""
+    rows = GpuPriceIndex.objects.filter(gpu__slug=gpu_slug)
+    if since is not None:
+        rows = rows.filter(day__gte=since)
+    return [
+        PriceIndexPoint(day, median_usd, cheapest_usd, offer_count, provider_count)
+        for day, median_usd, cheapest_usd, offer_count, provider_count in rows.order_by("day").values_list(
+            "day", "median_usd", "cheapest_usd", "offer_count", "provider_count"
+        )
+    ]

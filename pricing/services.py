@@ -26,11 +26,18 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
-from .api_prices import API_PRICES_FILE, load_api_prices
+from .api_prices import (
+    API_PRICES_FILE,
+    OPENROUTER_MODELS_URL,
+    ApiPriceFileError,
+    ApiPriceRecord,
+    load_api_prices,
+    parse_openrouter_models,
+)
 from .gpus import load_gpus
 from .models import ApiPrice, Gpu, Offer, PriceSnapshot, Provider
 from .offers import OfferRecord
-from .providers import API_PROVIDERS, PayloadError, ProviderModule, curated
+from .providers import API_PROVIDERS, PayloadError, ProviderModule, curated, gpuhunt_source
 
 logger = logging.getLogger(__name__)
 
@@ -132,7 +139,13 @@ def _provider_row(slug: str, name: str, website: str, has_api: bool) -> Provider
 
 
 def _record_failure(
-    provider: Provider, captured_at: datetime, outcome: str, error: str, source: str, digest: str = ""
+    provider: Provider,
+    captured_at: datetime,
+    outcome: str,
+    error: str,
+    source: str,
+    digest: str = "",
+    catalog_version: str = "",
 ) -> PriceSnapshot:
     logger.warning("price refresh of %s: %s: %s", provider.slug, outcome, error)
     return PriceSnapshot.objects.create(
@@ -142,6 +155,7 @@ def _record_failure(
         error=error[:2000],
         source=source,
         payload_sha256=digest,
+        catalog_version=catalog_version,
     )
 
 
@@ -171,6 +185,7 @@ def _offer_rows(snapshot: PriceSnapshot, provider: Provider, records: list[Offer
             confidence=record.confidence,
             source=record.source,
             notes=record.notes,
+            availability=record.availability[:100],
         )
         # A payload that lists one offer twice stores it once (the natural key of a snapshot's offer).
         rows[(gpu.slug, row.instance_name, row.pricing_kind, row.term, row.region)] = row
@@ -213,7 +228,7 @@ def offers_refresh(
                     return RefreshResult(
                         provider_slug, "failed", error=str(exc), retryable=True, snapshot_id=snapshot.pk
                     )
-                except (httpx.HTTPStatusError, PermissionError) as exc:
+                except (httpx.HTTPStatusError, PermissionError, PayloadError) as exc:
                     snapshot = _record_failure(provider, captured_at, "failed", f"{type(exc).__name__}: {exc}", source)
                     return RefreshResult(provider_slug, "failed", error=str(exc), snapshot_id=snapshot.pk)
         return _store(provider_slug, module, raw, source, captured_at)
@@ -294,8 +309,9 @@ def _store(
         provider = _provider_row(provider_slug, name, meta["website"] if meta else "", module is not None)
         parse = curated.parse
 
+    version = gpuhunt_source.catalog_version(payload)
     if decode_error:
-        snapshot = _record_failure(provider, captured_at, "failed", decode_error, source, digest)
+        snapshot = _record_failure(provider, captured_at, "failed", decode_error, source, digest, version)
         return RefreshResult(provider_slug, "failed", error=decode_error, snapshot_id=snapshot.pk)
 
     last_good = (
@@ -312,6 +328,7 @@ def _store(
             payload_sha256=digest,
             source=source,
             same_as=last_good,
+            catalog_version=version,
         )
         prices_generation_bump()
         return RefreshResult(provider_slug, "unchanged", last_good.offer_count, snapshot_id=snapshot.pk)
@@ -326,12 +343,12 @@ def _store(
                 raise PayloadError(f"offers for GPUs not in the catalog: {', '.join(unknown)}")
     except (PayloadError, KeyError, TypeError, ValueError, AttributeError) as exc:
         error = f"{type(exc).__name__}: {exc}"
-        snapshot = _record_failure(provider, captured_at, "failed", error, source, digest)
+        snapshot = _record_failure(provider, captured_at, "failed", error, source, digest, version)
         return RefreshResult(provider_slug, "failed", error=error, snapshot_id=snapshot.pk)
 
     if not records:
         error = "no offers in the payload" + (f" (skipped: {', '.join(sorted(set(skipped))[:20])})" if skipped else "")
-        snapshot = _record_failure(provider, captured_at, "empty", error, source, digest)
+        snapshot = _record_failure(provider, captured_at, "empty", error, source, digest, version)
         return RefreshResult(provider_slug, "empty", error=error, snapshot_id=snapshot.pk)
 
     notes = f"skipped {len(skipped)} rows for GPUs not in the catalog: {', '.join(sorted(set(skipped))[:20])}"
@@ -343,6 +360,7 @@ def _store(
             payload_sha256=digest,
             source=source,
             notes=notes if skipped else "",
+            catalog_version=version,
         )
         rows = _offer_rows(snapshot, provider, records)
         Offer.objects.bulk_create(rows)
@@ -419,25 +437,80 @@ def api_prices_load(path: Path = API_PRICES_FILE) -> ApiPricesLoadResult:
             ).exists():
                 present += 1
                 continue
-            ApiPrice.objects.create(
-                hub_id=record.hub_id,
-                route=record.route,
-                provider=record.provider,
-                input_per_million_usd=record.input_per_million_usd,
-                cached_input_per_million_usd=record.cached_input_per_million_usd,
-                output_per_million_usd=record.output_per_million_usd,
-                intro_input_per_million_usd=record.intro_input_per_million_usd,
-                intro_cached_input_per_million_usd=record.intro_cached_input_per_million_usd,
-                intro_output_per_million_usd=record.intro_output_per_million_usd,
-                intro_ends_on=record.intro_ends_on,
-                captured_on=record.captured_on,
-                context_length=record.context_length,
-                source_publisher=record.source_publisher,
-                source_title=record.source_title,
-                source_url=record.source_url,
-                source_detail=record.source_detail,
-                confidence=record.confidence,
-                notes=record.notes,
-            )
+            _api_price_row(record)
             added += 1
     return ApiPricesLoadResult(added=added, already_present=present, mapped=mapped)
+
+
+def _api_price_row(record: ApiPriceRecord) -> ApiPrice:
+    return ApiPrice.objects.create(
+        hub_id=record.hub_id,
+        route=record.route,
+        provider=record.provider,
+        input_per_million_usd=record.input_per_million_usd,
+        cached_input_per_million_usd=record.cached_input_per_million_usd,
+        output_per_million_usd=record.output_per_million_usd,
+        intro_input_per_million_usd=record.intro_input_per_million_usd,
+        intro_cached_input_per_million_usd=record.intro_cached_input_per_million_usd,
+        intro_output_per_million_usd=record.intro_output_per_million_usd,
+        intro_ends_on=record.intro_ends_on,
+        captured_on=record.captured_on,
+        context_length=record.context_length,
+        source_publisher=record.source_publisher,
+        source_title=record.source_title,
+        source_url=record.source_url,
+        source_detail=record.source_detail,
+        confidence=record.confidence,
+        notes=record.notes,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ApiPricesRefreshResult:
+    added: int
+    already_present: int  # a capture of that day is stored already (rows are never rewritten)
+    left_out: int  # routes serving no catalog model
+    error: str = ""
+
+
+def api_prices_refresh(
+    *, raw: bytes | None = None, client: httpx.Client | None = None, now: datetime | None = None
+) -> ApiPricesRefreshResult:
+    """Append today's OpenRouter list prices of the routes that serve catalog models (one row per route per day).
+
+    ``raw`` is a recorded response; without it OpenRouter's public models endpoint is read (no key), or the URL
+    ``PRICING_ENDPOINT_OVERRIDES`` gives for ``openrouter``. Network trouble and 5xx/429 raise
+    ``RefreshTemporarilyFailed`` for the task to retry; a malformed answer stores nothing and says why.
+    """
+    captured_on = (now or _now()).astimezone(UTC).date()
+    if raw is None:
+        own_client = client is None
+        http = client or http_client()
+        url = endpoint_overrides().get("openrouter", OPENROUTER_MODELS_URL)
+        try:
+            response = http.get(url)
+            if response.status_code >= 500 or response.status_code == 429:
+                raise RefreshTemporarilyFailed(f"HTTP {response.status_code} from {url}")
+            response.raise_for_status()
+            raw = response.content
+        except httpx.TransportError as exc:
+            raise RefreshTemporarilyFailed(f"{type(exc).__name__}: {exc}") from exc
+        except httpx.HTTPStatusError as exc:
+            return ApiPricesRefreshResult(0, 0, 0, error=str(exc))
+        finally:
+            if own_client:
+                http.close()
+    try:
+        records, left_out = parse_openrouter_models(json.loads(raw), captured_on)
+    except (json.JSONDecodeError, UnicodeDecodeError, ApiPriceFileError) as exc:
+        logger.warning("hosted API price refresh: %s", exc)
+        return ApiPricesRefreshResult(0, 0, 0, error=f"{type(exc).__name__}: {exc}")
+    added = present = 0
+    with transaction.atomic():
+        for record in records:
+            if ApiPrice.objects.filter(route=record.route, provider=record.provider, captured_on=captured_on).exists():
+                present += 1
+                continue
+            _api_price_row(record)
+            added += 1
+    return ApiPricesRefreshResult(added=added, already_present=present, left_out=len(left_out))

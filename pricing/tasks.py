@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import httpx
 from celery import shared_task
 
+from .price_index import price_index_compute
 from .providers import API_PROVIDERS
-from .services import RefreshTemporarilyFailed, curated_provider_slugs, offers_refresh
+from .services import RefreshTemporarilyFailed, api_prices_refresh, curated_provider_slugs, offers_refresh
 
 
 @shared_task(
@@ -41,3 +44,25 @@ def refresh_all() -> list[str]:
     for slug in slugs:
         refresh_provider.delay(slug)
     return slugs
+
+
+@shared_task(
+    name="pricing.refresh_api_prices",
+    autoretry_for=(httpx.TransportError, RefreshTemporarilyFailed),
+    retry_backoff=60,
+    retry_backoff_max=60 * 60,
+    retry_jitter=True,
+    max_retries=5,
+)
+def refresh_api_prices() -> dict:
+    """Append today's hosted per-token prices from OpenRouter's public models endpoint (idempotent per day)."""
+    result = api_prices_refresh()
+    return {"added": result.added, "already_present": result.already_present, "error": result.error}
+
+
+@shared_task(name="pricing.compute_price_index")
+def compute_price_index(day: str | None = None) -> dict:
+    """The daily price index of ``day`` (ISO date), or of yesterday and today: yesterday's row settles then."""
+    today = datetime.now(UTC).date()
+    days = [datetime.fromisoformat(day).date()] if day else [today - timedelta(days=1), today]
+    return {d.isoformat(): price_index_compute(d) for d in days}

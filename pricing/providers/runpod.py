@@ -97,6 +97,7 @@ def parse(payload: Any, captured_at: datetime, skipped: list[str] | None = None)
         max_count = row.get("maxGpuCount")
         counts = tuple(range(1, max_count + 1)) if isinstance(max_count, int) and max_count > 0 else ()
         display = row.get("displayName") or gpu_id
+        stock = str(lowest.get("stockStatus") or "") if isinstance(lowest, dict) else ""
         placeholder = community == COMMUNITY_PLACEHOLDER and not any(lowest.values() if lowest else ())
 
         kinds: tuple[tuple[float | None, PricingKind, str], ...] = (
@@ -120,6 +121,7 @@ def parse(payload: Any, captured_at: datetime, skipped: list[str] | None = None)
                         url=INFO.website,
                         confidence="high",
                         source=f"RunPod GraphQL gpuTypes ({gpu_id})",
+                        availability=stock,
                     )
                 )
     return offers

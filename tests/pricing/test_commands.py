@@ -51,18 +51,18 @@ def test_shipped_snapshot_rows_keep_their_date_confidence_and_notes():
 
 def test_refresh_prices_offline_reads_recorded_api_responses(tmp_path):
     (tmp_path / "runpod.json").write_bytes((RECORDED / "runpod-example.json").read_bytes())
-    (tmp_path / "azure.json").write_bytes((RECORDED / "azure-example.json").read_bytes())
+    (tmp_path / "vultr.json").write_bytes((RECORDED / "vultr-example.json").read_bytes())
     out, _ = run("refresh_prices", "--offline", str(tmp_path))
     assert "2 of 2 providers refreshed" in out
-    assert set(Provider.objects.values_list("slug", flat=True)) == {"runpod", "azure"}
-    assert Offer.objects.filter(provider__slug="azure").get().instance_prices_usd == [[8, "98.32"]]
+    assert set(Provider.objects.values_list("slug", flat=True)) == {"runpod", "vultr"}
+    assert Offer.objects.filter(provider__slug="vultr").get().instance_prices_usd == [[1, "1.671"]]
 
 
 def test_refresh_prices_offline_for_one_provider(tmp_path):
     (tmp_path / "runpod.json").write_bytes((RECORDED / "runpod-example.json").read_bytes())
-    (tmp_path / "azure.json").write_bytes((RECORDED / "azure-example.json").read_bytes())
-    run("refresh_prices", "--offline", str(tmp_path), "--provider", "azure")
-    assert list(Provider.objects.values_list("slug", flat=True)) == ["azure"]
+    (tmp_path / "vultr.json").write_bytes((RECORDED / "vultr-example.json").read_bytes())
+    run("refresh_prices", "--offline", str(tmp_path), "--provider", "vultr")
+    assert list(Provider.objects.values_list("slug", flat=True)) == ["vultr"]
 
 
 def test_refresh_prices_reports_a_garbled_file_as_failed(tmp_path):

@@ -171,11 +171,11 @@ def test_one_provider_failing_does_not_touch_another():
 
 
 def test_provider_needing_a_key_without_one_records_a_failure_without_calling_out(settings):
-    settings.PRICING_LAMBDA_API_KEY = ""
+    settings.PRICING_TENSORDOCK_API_KEY = ""
     with respx.mock(assert_all_called=False) as mock:
-        route = mock.get("https://cloud.lambda.ai/api/v1/instance-types")
-        result = offers_refresh("lambda", now=T0)
-    assert result.outcome == "failed" and "PRICING_LAMBDA_API_KEY" in result.error
+        route = mock.get("https://dashboard.tensordock.com/api/v2/locations")
+        result = offers_refresh("tensordock", now=T0)
+    assert result.outcome == "failed" and "PRICING_TENSORDOCK_API_KEY" in result.error
     assert not route.called
 
 

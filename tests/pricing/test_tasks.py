@@ -10,7 +10,7 @@ from django.conf import settings
 
 from pricing import tasks
 from pricing.models import Offer, PriceSnapshot
-from pricing.providers import runpod
+from pricing.providers import API_PROVIDERS, runpod
 from pricing.services import gpus_sync
 from tests.support import local_server, wait_for
 
@@ -26,10 +26,9 @@ def fresh_cache():
 
 def test_every_api_provider_has_its_own_beat_entry():
     entries = [e for e in settings.CELERY_BEAT_SCHEDULE.values() if e["task"] == "pricing.refresh_provider"]
-    assert sorted(e["args"][0] for e in entries) == sorted(
-        ["runpod", "vastai", "lambda", "aws", "azure", "gcp", "vultr", "tensordock"]
-    )
-    assert any(e["task"] == "pricing.refresh_curated" for e in settings.CELERY_BEAT_SCHEDULE.values())
+    assert sorted(e["args"][0] for e in entries) == sorted(API_PROVIDERS)
+    tasks_scheduled = {e["task"] for e in settings.CELERY_BEAT_SCHEDULE.values()}
+    assert {"pricing.refresh_curated", "pricing.refresh_api_prices", "pricing.compute_price_index"} <= tasks_scheduled
 
 
 def test_refresh_task_retries_network_failures_with_backoff():
@@ -109,3 +108,72 @@ def test_real_worker_refreshes_a_provider_end_to_end(runpod_replay, celery_worke
     # The same payload again: one more snapshot, no duplicate offers.
     assert tasks.refresh_provider.delay("runpod").get(timeout=60)["outcome"] == "unchanged"
     assert Offer.objects.count() == 16
+
+
+# --- the whole refresh through a real worker: gpuhunt catalogs, our parser, hosted API prices, the index ---------
+
+GPUHUNT = RECORDED.parent / "gpuhunt" / "v3"
+OPENROUTER = RECORDED / "openrouter-recorded-models-2026-08-08.json"
+
+
+class _Replay(BaseHTTPRequestHandler):
+    """GET /v3/<provider>/version and /v3/<provider>/<version>/catalog.zip as gpuhunt publishes them, and
+    /openrouter/models; POST answers RunPod's GraphQL."""
+
+    def _send(self, body: bytes, status: int = 200) -> None:
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        import io
+        import zipfile
+
+        parts = self.path.strip("/").split("/")
+        if parts == ["openrouter", "models"]:
+            return self._send(OPENROUTER.read_bytes())
+        if len(parts) == 3 and parts[0] == "v3" and parts[2] == "version":
+            return self._send((GPUHUNT / parts[1] / "version").read_bytes())
+        if len(parts) == 4 and parts[0] == "v3" and parts[3] == "catalog.zip":
+            out = io.BytesIO()
+            with zipfile.ZipFile(out, "w") as archive:
+                archive.write(GPUHUNT / parts[1] / parts[2] / f"{parts[1]}.csv", f"{parts[1]}.csv")
+            return self._send(out.getvalue())
+        return self._send(b"not recorded", 404)
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self._send((RECORDED / "runpod-example.json").read_bytes())
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def whole_replay(monkeypatch):
+    with local_server(_Replay) as base_url:
+        overrides = [f"{p}={base_url}/v3/{p}" for p in ("aws", "azure", "gcp")]
+        overrides += [f"runpod={base_url}/graphql", f"openrouter={base_url}/openrouter/models"]
+        monkeypatch.setenv("PRICING_ENDPOINT_OVERRIDES", ",".join(overrides))
+        yield base_url
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_real_worker_runs_the_whole_refresh_on_recorded_data(whole_replay, celery_worker):
+    from pricing.models import ApiPrice, GpuPriceIndex
+
+    gpus_sync()
+    expected = {"aws": 13, "azure": 8, "gcp": 2, "runpod": 16}
+    results = {slug: tasks.refresh_provider.delay(slug) for slug in expected}
+    assert {slug: r.get(timeout=60)["offers"] for slug, r in results.items()} == expected
+    assert set(
+        PriceSnapshot.objects.filter(provider__slug__in=["aws", "azure", "gcp"]).values_list(
+            "catalog_version", flat=True
+        )
+    ) == {"assembled-20260615"}
+    assert tasks.refresh_api_prices.delay().get(timeout=60)["added"] == 2
+    assert ApiPrice.objects.count() == 2
+    assert tasks.compute_price_index.delay().get(timeout=60)
+    assert GpuPriceIndex.objects.filter(gpu__slug="h200-sxm").exists()
