@@ -7,7 +7,9 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from calculator.home import home_answers
 from config import health
+from config.methodology import CHANGES, SOURCES
 from models_catalog.selectors import featured_models
 
 
@@ -27,12 +29,12 @@ def healthz(request: HttpRequest) -> JsonResponse:
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "home.html", {"featured_models": featured_models()})
+    return render(request, "home.html", {"featured_models": featured_models(), "answers": home_answers()})
 
 
 @require_GET
 def methodology(request: HttpRequest) -> HttpResponse:
-    return render(request, "methodology.html")
+    return render(request, "methodology.html", {"sources": SOURCES, "changes": CHANGES})
 
 
 @require_GET

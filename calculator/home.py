@@ -1,0 +1,110 @@
+"""The home page's direct answers: popular models with their headline need and cheapest configuration, what runs
+on a 24 GB GPU or a 64 GB Mac, and the newest models. Computed once per catalog and price generation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from django.core.cache import cache
+from django.db.models import Max
+
+from calculator.estimation import GIB, RankedOffer, Workload, apple_fit, estimate, rank, usable_bytes
+from models_catalog.models import Model
+from models_catalog.specs import SpecUnavailable, spec_from_model
+from pricing.gpus import load_gpus
+from pricing.selectors import current_offers
+from pricing.services import prices_generation
+
+POPULAR = 8
+LISTED = 12
+NEWEST = 6
+CARD_GB = 24  # the most common large consumer card (RTX 3090 / 4090)
+MAC_GIB = 64
+CACHE_SECONDS = 60 * 60
+
+
+@dataclass(frozen=True, slots=True)
+class PopularModel:
+    url: str
+    name: str
+    fp16_bytes: int
+    int4_bytes: int
+    cheapest: RankedOffer | None  # for FP16 inference at 8K tokens, one request
+
+
+@dataclass(frozen=True, slots=True)
+class RunsOnLocal:
+    url: str  # the model's "can it run" page for that machine
+    name: str
+    precision: str  # the widest generic precision that fits
+    need_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class NewModel:
+    url: str
+    name: str
+    released: date | None
+    params_billions: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class HomeAnswers:
+    popular: tuple[PopularModel, ...]
+    on_card: tuple[RunsOnLocal, ...]
+    on_mac: tuple[RunsOnLocal, ...]
+    newest: tuple[NewModel, ...]
+    card_gb: int = CARD_GB
+    mac_gib: int = MAC_GIB
+
+
+def home_answers() -> HomeAnswers:
+    """Cached per price generation and catalog state (a new import or a price refresh shows at once)."""
+    catalog = Model.objects.aggregate(newest=Max("updated_at"))["newest"]
+    key = f"home-answers:{prices_generation()}:{Model.objects.count()}:{catalog.isoformat() if catalog else ''}"
+    answers = cache.get(key)
+    if answers is None:
+        answers = _compute()
+        cache.set(key, answers, CACHE_SECONDS)
+    return answers
+
+
+def _compute() -> HomeAnswers:
+    models = list(Model.objects.exclude(config__isnull=True).order_by("-downloads", "-params_total"))
+    offers = current_offers(pricing_kinds=("on-demand",))
+    gpus = load_gpus()
+    card = usable_bytes(CARD_GB * 10**9)
+    mac = apple_fit(0, MAC_GIB * GIB).max_raised_limit_bytes
+    popular, on_card, on_mac = [], [], []
+    for model in models:
+        try:
+            spec = spec_from_model(model)
+        except SpecUnavailable:
+            continue
+        if len(popular) < POPULAR:
+            fp16 = estimate(spec, Workload()).total_bytes
+            int4 = estimate(spec, Workload(precision="int4")).total_bytes
+            popular.append(PopularModel(model.url, model.display_name, fp16, int4, rank(fp16, offers, gpus).cheapest))
+        local = [
+            (p, estimate(spec, Workload(precision=p, engine="llama.cpp")).total_bytes) for p in ("fp16", "int8", "int4")
+        ]
+        for budget, found, machine in ((card, on_card, "rtx-4090"), (mac, on_mac, f"mac-{MAC_GIB}")):
+            fitting = [(p, need) for p, need in local if need <= budget]
+            if fitting:
+                precision, need = fitting[0]
+                found.append(RunsOnLocal(f"{model.url}runs-on/{machine}/", model.display_name, precision, need))
+    newest = sorted(models, key=lambda m: m.release_date or date.min, reverse=True)[:NEWEST]
+    return HomeAnswers(
+        popular=tuple(popular),
+        on_card=_largest_first(on_card),
+        on_mac=_largest_first(on_mac),
+        newest=tuple(
+            NewModel(m.url, m.display_name, m.release_date, m.params_total / 1e9 if m.params_total else None)
+            for m in newest
+        ),
+    )
+
+
+def _largest_first(rows: list[RunsOnLocal]) -> tuple[RunsOnLocal, ...]:
+    return tuple(sorted(rows, key=lambda r: -r.need_bytes)[:LISTED])

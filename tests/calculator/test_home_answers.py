@@ -1,0 +1,56 @@
+"""The home page answers the common questions directly, from the same estimates and prices as the model pages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.core.cache import cache
+from django.core.management import call_command
+
+from models_catalog import services
+from tests.models_catalog.html import parse
+
+SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def site():
+    cache.clear()
+    services.model_import_offline(SHIPPED)
+    call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_home_lists_popular_models_with_need_and_cheapest_configuration(client, site, lang):
+    page = parse(client.get(f"/{lang}/").content)
+
+    glm = page.one("table", id="popular").one("tr", data_model="GLM-5.3-Flash")
+    cells = [c.text.replace("\xa0", " ") for c in glm.select("td")]
+    assert cells[0] == "708 GB" and cells[1] == "187 GB"
+    assert "5 × MI300X 192GB" in cells[2]
+
+
+def test_home_answers_what_runs_on_a_24_gb_card_and_a_64_gb_mac(client, site):
+    page = parse(client.get("/en/").content)
+
+    card = {a.text: a.attrs["href"] for a in page.one("ul", id="on-card").select("a")}
+    assert card["Llama-3.1-8B-Instruct"] == "/en/models/meta-llama/Llama-3.1-8B-Instruct/runs-on/rtx-4090/"
+    assert "GLM-5.3-Flash" not in card
+    mac = {a.text: a.attrs["href"] for a in page.one("ul", id="on-mac").select("a")}
+    assert len(mac) >= 5
+    href = next(iter(mac.values()))
+    assert href.endswith("/runs-on/mac-64/") and client.get(href).status_code == 200
+
+
+def test_home_answers_follow_a_price_change(client, site):
+    from pricing.models import Offer
+    from pricing.services import prices_generation_bump
+
+    before = parse(client.get("/en/").content).one("table", id="popular").one("tr", data_model="GLM-5.3-Flash").text
+    Offer.objects.filter(provider__slug="runpod", gpu__slug="mi300x").update(price_per_gpu_hour_usd="1.99")
+    prices_generation_bump()  # what a price refresh does when it stores new prices
+    after = parse(client.get("/en/").content).one("table", id="popular").one("tr", data_model="GLM-5.3-Flash").text
+    assert before != after and "$15.92" in after
