@@ -17,7 +17,7 @@ from .precision import (
     Precision,
     get_precision,
 )
-from .training import training_terms
+from .training import _training_precision, training_terms
 from .weights import weights_detail
 from .workload import Breakdown, Mode, Term, Workload
 
@@ -54,8 +54,11 @@ def estimate(spec: ModelSpec, workload: Workload = _DEFAULT_WORKLOAD) -> Breakdo
     if mode is Mode.INFERENCE:
         terms = _inference_terms(facts, workload, engine, kv_dtype, precision, context, concurrency, estimated)
         per_gpu = None
+        precision_used = precision.key
     else:
         terms, per_gpu = training_terms(facts, workload, mode, precision, estimated, warnings)
+        # the same substitution training_terms made (its warning is already recorded)
+        precision_used = _training_precision(mode, precision, []).key
     total = sum(t.bytes for t in terms if t.on_gpu)
     host = sum(t.bytes for t in terms if not t.on_gpu)
     return Breakdown(
@@ -70,6 +73,7 @@ def estimate(spec: ModelSpec, workload: Workload = _DEFAULT_WORKLOAD) -> Breakdo
         estimated_fields=tuple(dict.fromkeys(estimated)),
         warnings=tuple(warnings),
         per_gpu_bytes=per_gpu,
+        precision_used=precision_used,
     )
 
 

@@ -82,6 +82,8 @@ GGUF_TYPE_BITS: Mapping[str, float] = {
     "IQ3_S": 110 * 8 / 256,
     "IQ4_NL": 18 * 8 / 32,
     "IQ4_XS": 136 * 8 / 256,
+    "TQ1_0": 54 * 8 / 256,
+    "TQ2_0": 66 * 8 / 256,
     "MXFP4": 17 * 8 / 32,
 }
 # Types whose blocks span 256 values (QK_K): a row not divisible by 256 falls back (llama-quant.cpp).
@@ -89,8 +91,10 @@ _K_BLOCK_FALLBACK: Mapping[str, str] = {
     "Q4_K": "Q5_0",
     "Q5_K": "Q5_1",
     "Q6_K": "Q8_0",
-    "Q2_K": "IQ4_NL",
-    "Q3_K": "IQ4_NL",
+    "Q2_K": "Q4_0",
+    "Q3_K": "Q4_0",
+    "TQ1_0": "Q4_0",
+    "TQ2_0": "Q4_0",
     "IQ1_S": "IQ4_NL",
     "IQ1_M": "IQ4_NL",
     "IQ2_XXS": "IQ4_NL",
@@ -124,6 +128,7 @@ class Precision:
     source: str  # memory-methodology section the rule comes from
     estimated: bool = False  # True when a mixture rule is only partly documented
     kv_bytes_default: float = 2.0
+    gguf_ftype: str = ""  # llama.cpp file type ("Q4_K_M", "BF16") for GGUF builds: sized tensor by tensor (gguf.py)
 
 
 def _uniform(bits: float) -> BitsRule:
@@ -183,7 +188,6 @@ class _GgufFtype:
     attn_v: tuple[tuple[str, str], ...] = ()  # ("more_bits", type) | ("first_n:k", type) | ("rest", type)
     ffn_down: tuple[tuple[str, str], ...] = ()
     attn_output: str | None = None
-    documented: bool = True
     non_expert: str | None = None  # MXFP4_MOE: type of tensors outside the routed experts
 
 
@@ -222,14 +226,15 @@ def _gguf_rule(ftype: _GgufFtype) -> BitsRule:
         attn_v = layered(ftype.attn_v, ftype.base, facts) if ftype.attn_v else non_expert
         attn_k = non_expert
         attn_output = bits_of(ftype.attn_output, facts) if ftype.attn_output else non_expert
-        if facts.experts_routed == 8 and ftype.base not in ("Q8_0", "F16", "BF16"):
+        if facts.experts_routed == 8 and ftype.base not in ("Q8_0", "F16", "BF16", "F32"):
             # llama-quant.cpp: 8-expert models (Mixtral) keep attn_k / attn_v at Q8_0, attn_output at Q5_K
             attn_v = attn_k = GGUF_TYPE_BITS["Q8_0"]
             attn_output = bits_of("Q5_K", facts)
         ffn_down = layered(ftype.ffn_down, ftype.base, facts) if ftype.ffn_down else non_expert
         experts_down = layered(ftype.ffn_down, ftype.base, facts) if ftype.ffn_down else base
         return TensorBits(
-            embedding=bits_of(ftype.embedding, facts),
+            # a tied embedding is the output tensor, stored once in the output's type (llama-quant.cpp)
+            embedding=bits_of(ftype.output if not _counts.lm_head else ftype.embedding, facts),
             lm_head=bits_of(ftype.output, facts),
             norms=32.0,  # GGUF stores 1-D tensors in F32
             router=16.0,  # ffn_gate_inp is never quantized
@@ -247,16 +252,26 @@ def _gguf_rule(ftype: _GgufFtype) -> BitsRule:
 
 
 _MORE_Q6 = (("more_bits", "Q6_K"),)
+_IQ_LOW_OUTPUT = "Q5_K"  # IQ1/IQ2 and IQ3_XXS files keep the output at Q5_K
+# Category approximation of each file type (speed and host-embedding figures); the weight bytes themselves come
+# from gguf.py's tensor-by-tensor rules.
 _GGUF_FTYPES: Mapping[str, _GgufFtype] = {
+    "F32": _GgufFtype("F32", "F32", "F32"),
     "F16": _GgufFtype("F16", "F16", "F16"),
     "BF16": _GgufFtype("BF16", "BF16", "BF16"),
     "Q8_0": _GgufFtype("Q8_0", "Q8_0", "Q8_0"),
     "Q6_K": _GgufFtype("Q6_K", "Q6_K", "Q6_K"),
     "Q5_K_M": _GgufFtype("Q5_K", "Q6_K", "Q5_K", attn_v=_MORE_Q6, ffn_down=_MORE_Q6),
     "Q5_K_S": _GgufFtype("Q5_K", "Q6_K", "Q5_K"),
+    "Q5_1": _GgufFtype("Q5_1", "Q6_K", "Q5_1"),
+    "Q5_0": _GgufFtype("Q5_0", "Q6_K", "Q5_0"),
     "Q4_K_M": _GgufFtype("Q4_K", "Q6_K", "Q4_K", attn_v=_MORE_Q6, ffn_down=_MORE_Q6),
     "Q4_K_S": _GgufFtype("Q4_K", "Q6_K", "Q4_K", attn_v=(("first_n:4", "Q5_K"),), ffn_down=(("first_eighth", "Q5_K"),)),
+    "Q4_1": _GgufFtype("Q4_1", "Q6_K", "Q4_1"),
     "Q4_0": _GgufFtype("Q4_0", "Q6_K", "Q4_0"),
+    "Q3_K_L": _GgufFtype(
+        "Q3_K", "Q6_K", "Q3_K", attn_v=(("rest", "Q5_K"),), ffn_down=(("rest", "Q5_K"),), attn_output="Q5_K"
+    ),
     "Q3_K_M": _GgufFtype(
         "Q3_K",
         "Q6_K",
@@ -265,6 +280,7 @@ _GGUF_FTYPES: Mapping[str, _GgufFtype] = {
         ffn_down=(("first_sixteenth", "Q5_K"), ("rest", "Q4_K")),
         attn_output="Q4_K",
     ),
+    "Q3_K_S": _GgufFtype("Q3_K", "Q6_K", "Q3_K"),
     "Q2_K": _GgufFtype(
         "Q2_K",
         "Q6_K",
@@ -273,42 +289,44 @@ _GGUF_FTYPES: Mapping[str, _GgufFtype] = {
         ffn_down=(("rest", "Q3_K"),),
         attn_output="Q3_K",
     ),
-    "IQ4_XS": _GgufFtype("IQ4_XS", "Q6_K", "IQ4_XS", documented=False),
-    "IQ4_NL": _GgufFtype("IQ4_NL", "Q6_K", "IQ4_NL", documented=False),
-    "IQ3_M": _GgufFtype("IQ3_S", "Q6_K", "IQ3_S", documented=False),
-    "IQ3_XXS": _GgufFtype("IQ3_XXS", "Q5_K", "IQ3_S", documented=False),
-    "IQ2_M": _GgufFtype("IQ2_S", "Q5_K", "IQ3_S", documented=False),
-    "IQ2_S": _GgufFtype("IQ2_XS", "Q5_K", "IQ3_S", documented=False),
-    "IQ2_XS": _GgufFtype("IQ2_XS", "Q5_K", "Q2_K", documented=False),
-    "IQ2_XXS": _GgufFtype("IQ2_XXS", "Q5_K", "Q2_K", documented=False),
-    "IQ1_M": _GgufFtype("IQ1_M", "Q5_K", "Q2_K", documented=False),
-    "IQ1_S": _GgufFtype("IQ1_S", "Q5_K", "Q2_K", documented=False),
-    "MXFP4_MOE": _GgufFtype("MXFP4", "Q8_0", "Q8_0", non_expert="Q8_0", documented=False),
+    "Q2_K_S": _GgufFtype("Q2_K", "Q6_K", "Q2_K", attn_v=(("gqa>=4", "Q4_K"),), ffn_down=(("first_eighth", "Q4_K"),)),
+    "IQ4_XS": _GgufFtype("IQ4_XS", "Q6_K", "IQ4_XS", attn_v=(("gqa>=4", "Q5_K"),)),
+    "IQ4_NL": _GgufFtype("IQ4_NL", "Q6_K", "IQ4_NL", attn_v=(("gqa>=4", "Q5_K"),)),
+    "IQ3_M": _GgufFtype(
+        "IQ3_S", "Q6_K", "IQ3_S", attn_v=(("rest", "Q4_K"),), ffn_down=(("first_eighth", "Q4_K"),), attn_output="Q4_K"
+    ),
+    "IQ3_S": _GgufFtype("IQ3_S", "Q6_K", "IQ3_S", attn_v=(("gqa>=4", "Q4_K"),)),
+    "IQ3_XS": _GgufFtype("IQ3_S", "Q6_K", "IQ3_S", attn_v=(("gqa>=4", "Q4_K"),)),
+    "IQ3_XXS": _GgufFtype("IQ3_XXS", _IQ_LOW_OUTPUT, "IQ3_S", attn_v=(("gqa>=4", "Q4_K"),), attn_output="IQ3_S"),
+    "IQ2_M": _GgufFtype(
+        "IQ2_S", _IQ_LOW_OUTPUT, "IQ3_S", attn_v=(("gqa>=4", "Q4_K"), ("rest", "IQ3_S")), attn_output="IQ3_S"
+    ),
+    "IQ2_S": _GgufFtype(
+        "IQ2_XS", _IQ_LOW_OUTPUT, "IQ3_S", attn_v=(("gqa>=4", "Q4_K"), ("rest", "IQ3_S")), attn_output="IQ3_S"
+    ),
+    "IQ2_XS": _GgufFtype("IQ2_XS", _IQ_LOW_OUTPUT, "Q2_K", attn_v=(("gqa>=4", "Q4_K"), ("rest", "Q2_K"))),
+    "IQ2_XXS": _GgufFtype("IQ2_XXS", _IQ_LOW_OUTPUT, "Q2_K", attn_v=(("gqa>=4", "Q4_K"), ("rest", "Q2_K"))),
+    "IQ1_M": _GgufFtype(
+        "IQ1_M", _IQ_LOW_OUTPUT, "Q2_K", attn_v=(("gqa>=4", "Q4_K"), ("rest", "Q2_K")), attn_output="IQ2_XXS"
+    ),
+    "IQ1_S": _GgufFtype(
+        "IQ1_S", _IQ_LOW_OUTPUT, "Q2_K", attn_v=(("gqa>=4", "Q4_K"), ("rest", "Q2_K")), attn_output="IQ2_XXS"
+    ),
+    "TQ2_0": _GgufFtype("TQ2_0", "Q6_K", "Q4_K"),
+    "TQ1_0": _GgufFtype("TQ1_0", "Q6_K", "Q4_K"),
+    "MXFP4_MOE": _GgufFtype("MXFP4", "Q8_0", "Q8_0", non_expert="Q8_0"),
 }
-_GGUF_NOMINAL: Mapping[str, float] = {
-    "F16": 16,
-    "BF16": 16,
-    "Q8_0": 8.5,
-    "Q6_K": 6.5625,
-    "Q5_K_M": 5.5,
-    "Q5_K_S": 5.5,
-    "Q4_K_M": 4.5,
-    "Q4_K_S": 4.5,
-    "Q4_0": 4.5,
-    "Q3_K_M": 3.4375,
-    "Q2_K": 2.625,
-    "IQ4_XS": 4.25,
-    "IQ4_NL": 4.5,
-    "IQ3_M": 3.4375,
-    "IQ3_XXS": 3.0625,
-    "IQ2_M": 2.5625,
-    "IQ2_S": 2.3125,
-    "IQ2_XS": 2.3125,
-    "IQ2_XXS": 2.0625,
-    "IQ1_M": 1.75,
-    "IQ1_S": 1.5625,
-    "MXFP4_MOE": 4.25,
-}
+# Headline bits of each file type's default block type (orders file types within the family)
+_GGUF_NOMINAL: Mapping[str, float] = {name: GGUF_TYPE_BITS[ftype.base] for name, ftype in _GGUF_FTYPES.items()}
+# File types whose names are also plain dtypes get a "gguf:" key, so "bf16" always means plain bfloat16
+GGUF_PREFIX = "gguf:"
+_FLOAT_FTYPES = frozenset({"F32", "F16", "BF16"})
+
+
+def gguf_key(ftype: str) -> str:
+    """The precision key of a llama.cpp file type: "Q4_K_M" → "q4_k_m", "BF16" → "gguf:bf16"."""
+    name = ftype.strip().upper()
+    return GGUF_PREFIX + name.lower() if name in _FLOAT_FTYPES else name.lower()
 
 
 def _float_precisions() -> list[Precision]:
@@ -415,15 +433,14 @@ def _mlx_precision(bits: int) -> Precision:
 
 def _gguf_precision(name: str, ftype: _GgufFtype) -> Precision:
     return Precision(
-        name.lower(),
+        gguf_key(name),
         f"GGUF {name}",
         "gguf",
         _GGUF_NOMINAL[name],
         _gguf_rule(ftype),
-        f"llama.cpp {name}: body {ftype.base}, output {ftype.output}, token_embd {ftype.embedding}"
-        + ("" if ftype.documented else " (per-tensor overrides beyond head/embedding not modelled)"),
+        f"llama.cpp {name}: body {ftype.base}, output {ftype.output}, token_embd {ftype.embedding}",
         "§2.6",
-        estimated=not ftype.documented,
+        gguf_ftype=name,
     )
 
 
@@ -441,15 +458,36 @@ def _build() -> dict[str, Precision]:
 
 PRECISIONS: Mapping[str, Precision] = _build()
 GENERIC_LADDER: tuple[str, ...] = ("int4", "int8", "fp16", "fp32")  # seed method, increasing bits
-GGUF_LADDER: tuple[str, ...] = ("iq2_xxs", "q2_k", "q3_k_m", "q4_k_m", "q5_k_m", "q6_k", "q8_0", "f16")
+# GGUF's float file types are not on the ladder: a model released with MXFP4 experts keeps them in its F16 file
+# (gpt-oss-20b: F16 file 13.8 GB, Q8_0 file 22.3 GB), so "more bits" does not mean "bigger" there.
+GGUF_LADDER: tuple[str, ...] = ("iq2_xxs", "q2_k", "q3_k_m", "q4_k_m", "q5_k_m", "q6_k", "q8_0")
 MLX_LADDER: tuple[str, ...] = ("mlx-2bit", "mlx-3bit", "mlx-4bit", "mlx-5bit", "mlx-6bit", "mlx-8bit")
 # The precisions a model page shows by default, in the seed's order.
 PAGE_PRECISIONS: tuple[str, ...] = ("fp16", "fp8", "int8", "int4", "awq", "q8_0", "q4_k_m", "nf4", "mlx-4bit")
 
 
+# Spellings readers use for the plain dtypes. "f16" named GGUF F16 before GGUF's float file types had their own
+# "gguf:" keys; a plain 16-bit estimate differs from it only by the F32 norms, so old links stay meaningful.
+PRECISION_ALIASES: Mapping[str, str] = {
+    "f16": "fp16",
+    "f32": "fp32",
+    "float16": "fp16",
+    "bfloat16": "bf16",
+    "float32": "fp32",
+}
+
+
 def get_precision(name: str) -> Precision | None:
-    """A precision by its key, case-insensitive (``Q4_K_M`` and ``q4_k_m`` are the same)."""
-    return PRECISIONS.get(name.strip().lower())
+    """A precision by its key, case-insensitive (``Q4_K_M`` and ``q4_k_m`` are the same). Plain dtypes (``bf16``,
+    ``fp16``, ``f32``) never resolve to a GGUF file type; those are ``gguf:bf16``, ``gguf:f16``, ``gguf:f32``, and
+    every GGUF file type also answers to its ``gguf:`` spelling (``gguf:q4_k_m``)."""
+    key = name.strip().lower()
+    key = PRECISION_ALIASES.get(key, key)
+    found = PRECISIONS.get(key)
+    if found is None and key.startswith(GGUF_PREFIX):
+        found = PRECISIONS.get(key.removeprefix(GGUF_PREFIX))
+        return found if found is not None and found.family == "gguf" else None
+    return found
 
 
 def weight_bits_total(counts: TensorCounts, bits: TensorBits) -> float:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from models_catalog.architecture import ModelSpec
 
 from .facts import SpecFacts, spec_facts
+from .gguf import gguf_size
 from .precision import (
     NF4_DOUBLE_QUANT_BITS,
     Precision,
@@ -28,6 +29,10 @@ def weights_detail(
     if hit is not None and hit[0] is facts:
         return hit[1], hit[2], hit[3]
     counts = facts.counts if load_mtp else facts.counts_without_mtp
+    if precision.gguf_ftype and variant != "qlora":
+        result = _gguf_detail(facts, precision.gguf_ftype)
+        _WEIGHT_CACHE[key] = (facts, *result)
+        return result
     bits = precision.bits(counts, facts.layer_facts)
     if variant == "qlora":
         # prepare_model_for_kbit_training casts every non-4-bit parameter to fp32 (docs/methodology.md §6.4)
@@ -39,6 +44,16 @@ def weights_detail(
         _WEIGHT_CACHE.clear()
     _WEIGHT_CACHE[key] = (facts, *result)
     return result
+
+
+def _gguf_detail(facts: SpecFacts, ftype: str) -> tuple[int, float, int]:
+    """A GGUF build, tensor by tensor (gguf.py): the text file plus the separate mmproj file a vision model loads
+    with it. Multi-token-prediction layers are not in the file whatever ``load_mtp`` says (the converters drop
+    them)."""
+    size = gguf_size(facts.spec, ftype)
+    total = size.text_bytes + size.mmproj_bytes
+    params = sum(facts.counts_without_mtp)
+    return total, total * 8 / params if params else 0.0, params
 
 
 def weights_only_bytes(spec: ModelSpec, precision: str, *, load_mtp_layers: bool = True) -> int:

@@ -115,6 +115,9 @@ class Breakdown:
     estimated_fields: tuple[str, ...]
     warnings: tuple[str, ...] = field(default_factory=tuple)
     per_gpu_bytes: int | None = None  # set when ZeRO shards states over `data_parallel` GPUs
+    # key of the precision the weights were computed in (PRECISIONS): the requested one, or what replaced it
+    # (an unknown name → "fp16", QLoRA → "nf4", full fine-tuning of a quantized choice → "bf16")
+    precision_used: str = ""
 
     def term(self, key: str) -> Term | None:
         for term in self.terms:
