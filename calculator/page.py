@@ -41,6 +41,7 @@ from calculator.estimation import (
     usable_bytes,
 )
 from calculator.estimation.applicability import choose_mode
+from calculator.estimation.precision import gguf_key
 from calculator.forms import MAC_MEMORY_GIB, PRESET_CONTEXTS, CalculatorState, Choice, PageChoices
 from models_catalog.architecture import AttentionKind, ModelSpec
 from pricing.gpus import GpuSpec
@@ -90,8 +91,8 @@ class Build:
     @property
     def precision(self) -> str:
         """The generic precision whose rules size everything but the weights (KV cache, overhead)."""
-        if self.format == "GGUF" and self.label.lower() in PRECISIONS:
-            return self.label.lower()
+        if self.format == "GGUF" and gguf_key(self.label) in PRECISIONS:
+            return gguf_key(self.label)
         if self.format == "MLX" and self.bits_per_weight and f"mlx-{int(self.bits_per_weight)}bit" in PRECISIONS:
             return f"mlx-{int(self.bits_per_weight)}bit"
         by_format = {"AWQ": "awq", "GPTQ": "gptq", "FP8": "fp8", "NF4": "nf4", "BF16": "fp16"}
