@@ -109,4 +109,6 @@ def test_speed_formula_in_each_language():
         german = speed_formula(result)
     assert english.startswith("decode: 1 ÷ max(") and "3,350 GB/s × 0.5–0.8" in english
     assert german.startswith("Decode: 1 ÷ max(") and "3.350 GB/s × 0,5–0,8" in german
-    assert english.endswith("(peak FLOPs × 0.4)") and german.endswith("(Spitzen-FLOPs × 0,4)")
+    mfu = float(result.formula_inputs["mfu"])  # the engine profile's prefill utilisation (step_time.py)
+    assert english.endswith(f"(peak FLOPs × {mfu:g})")
+    assert german.endswith(f"(Spitzen-FLOPs × {mfu:g})".replace(".", ","))
