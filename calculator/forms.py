@@ -17,7 +17,7 @@ from typing import Any
 from django.http import QueryDict
 from django.utils.translation import gettext as _
 
-from calculator.estimation import ENGINES, KV_DTYPES, OPTIMIZERS, Mode
+from calculator.estimation import ENGINES, FRAMEWORKS_KEYS, KV_DTYPES, OPTIMIZERS, Mode
 
 MAX_VALUE_CHARS = 64  # longer values are ignored unread (they are never echoed back in full)
 MAX_CONTEXT_TOKENS = 1 << 24  # 16M: beyond any released model
@@ -115,6 +115,7 @@ class CalculatorState:
     rank: int = 8
     optimizer: str = "adamw"
     checkpointing: bool = True
+    framework: str = "transformers"  # the most common fine-tuning stack: Hugging Face Transformers + PEFT
     # the inverse question: on this hardware, how long a context / how many requests
     gpu: str = "h200-sxm"
     gpus: int = 1
@@ -226,6 +227,7 @@ def _parsers(choices: PageChoices) -> Mapping[str, Parser]:
         "seq": _context(choices.max_context),
         "rank": _int_in(1, MAX_LORA_RANK),
         "optimizer": _one_of(list(OPTIMIZERS)),
+        "framework": _one_of(list(FRAMEWORKS_KEYS)),
         "checkpointing": _flag,
         "gpu": _one_of([c.value for c in choices.gpus]),
         "gpus": _int_in(1, MAX_GPUS),

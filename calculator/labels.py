@@ -66,6 +66,7 @@ FIELD_LABELS = {
     "gpus": _("Number of GPUs"),
     "ratio": _("Input tokens per output token"),
     "cached": _("Cached input share"),
+    "framework": _("Fine-tuning framework"),
 }
 
 VERDICTS = {

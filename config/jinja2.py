@@ -75,6 +75,7 @@ def environment(**options) -> Environment:
             "verdict_label": lambda key: str(labels.VERDICTS.get(key, key)),
             "mode_labels": labels.MODE_LABELS,
             "optimizer_labels": labels.OPTIMIZER_LABELS,
+            "framework_labels": labels.FRAMEWORK_LABELS,
             "engines": ENGINES,
             "kv_dtypes": KV_DTYPES,
             "tokens_label": tokens_label,

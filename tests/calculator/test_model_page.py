@@ -334,3 +334,13 @@ def test_a_dense_checkpoint_that_stores_its_tied_head_twice_says_so(client, seed
 
     assert not page.select(data_fact="params_active")
     assert "holds that table twice" in page.one("ul", id="spec-notes").text
+
+
+def test_fine_tuning_framework_is_a_setting_with_a_stated_default(client, seed_site):
+    _, default = _get(client, "/en/models/meta-llama/Llama-3.1-8B-Instruct/?mode=qlora&precision=int4")
+    assert default.one("select", name="framework").one("option", selected=True).attrs["value"] == "transformers"
+    assert "Hugging Face Transformers + PEFT" in default.one("p", data_setting=True).text
+    _, unsloth = _get(client, "/en/models/meta-llama/Llama-3.1-8B-Instruct/?mode=qlora&precision=int4&framework=unsloth")
+    assert "Unsloth" in unsloth.one("p", data_setting=True).text
+    assert default.one(data_card="need").text != unsloth.one(data_card="need").text
+    assert unsloth.one("a", id="permalink").attrs["href"].endswith("framework=unsloth")
