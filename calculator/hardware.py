@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from calculator.estimation import (
     GIB,
@@ -117,7 +118,7 @@ class RunsOn:
     smallest_need_bytes: int
 
 
-def _workload(option: str, builds: dict[str, Build], engine: str, **changes: int) -> Workload:
+def _workload(option: str, builds: dict[str, Build], engine: str, **changes: Any) -> Workload:
     build = builds.get(option)
     return replace(
         Workload(

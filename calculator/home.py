@@ -76,7 +76,9 @@ def _compute() -> HomeAnswers:
     gpus = load_gpus()
     card = usable_bytes(CARD_GB * 10**9)
     mac = apple_fit(0, MAC_GIB * GIB).max_raised_limit_bytes
-    popular, on_card, on_mac = [], [], []
+    popular: list[PopularModel] = []
+    on_card: list[RunsOnLocal] = []
+    on_mac: list[RunsOnLocal] = []
     for model in models:
         try:
             spec = spec_from_model(model)
