@@ -5,6 +5,7 @@ from django.urls import include, path
 from django.views.decorators.cache import cache_page
 
 from calculator.sitemaps import SITEMAPS
+from calculator.views_validation import validation_page
 from config import views
 
 SITEMAP_SECONDS = 60 * 60
@@ -31,6 +32,7 @@ urlpatterns = [
 urlpatterns += i18n_patterns(
     path("", views.home, name="home"),
     path("methodology/", views.methodology, name="methodology"),
+    path("validation/", validation_page, name="validation"),
     path("", include("models_catalog.urls")),
     path("", include("calculator.urls")),
     prefix_default_language=True,

@@ -30,6 +30,7 @@ PAGE_TYPES: dict[str, tuple[str, int]] = {
     "model-moe": ("/{lang}/models/zai-org/GLM-5.3-Flash/", 200),
     "model-dense": ("/{lang}/models/meta-llama/Llama-3.1-8B-Instruct/", 200),
     "methodology": ("/{lang}/methodology/", 200),
+    "validation": ("/{lang}/validation/", 200),
     "unknown-model": ("/{lang}/models/acme-labs/Imaginary-7B/", 404),
     "not-found": ("/{lang}/no-such-page/", 404),
 }

@@ -1,0 +1,242 @@
+"""The validation matrix page: every published measurement beside our prediction, and the error per family and engine.
+
+The figures come from ``calculator.validation``; this module only runs it safely, caches the results and shapes
+them for the template. A predictor that fails (any exception) leaves its row without a prediction and with the
+reason, never a 500: other predictors and rows are added all the time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_GET
+
+from calculator import validation
+from calculator.labels import engine_name
+from calculator.validation import Case, Group, Result
+
+logger = logging.getLogger(__name__)
+
+# Bump when the shape of the cached results changes; data and predictor edits change the fingerprint instead.
+CACHE_VERSION = 1
+CACHE_SECONDS = 60 * 60
+PACKAGE_DIR = Path(validation.__file__).resolve().parent
+
+KIND_LABELS = {
+    "gguf_size": _("GGUF file size"),
+    "kv_bytes_per_token": _("KV cache per token"),
+    "vllm_weights_gib": _("Weights loaded by vLLM"),
+    "engine_kv_cache_gib": _("KV-cache memory an engine reserves"),
+    "engine_kv_tokens": _("Tokens an engine's KV cache holds"),
+    "engine_max_concurrency": _("Requests an engine serves at once"),
+    "finetune_peak": _("Peak memory of fine-tuning"),
+    "decode_tps": _("Decode speed"),
+    "prefill_tps": _("Prefill speed"),
+}
+
+UNIT_LABELS = {
+    "bytes": _("bytes"),
+    "bytes/token": _("bytes/token"),
+    "tokens": _("tokens"),
+    "tokens/s": _("tokens/s"),
+    "requests": _("requests"),
+}
+
+_URL = re.compile(r"https?://[^\s<>\"']+")
+# Our own section references in a source line point into the repository, not to anything a reader can open.
+_INTERNAL_REFERENCE = re.compile(r"[;,]?\s*docs/methodology\.md(?:\s*§\s*[\d.]+(?:\s*,\s*§\s*[\d.]+)*)?")
+
+
+def kind_label(kind: str) -> str:
+    return str(KIND_LABELS.get(kind, kind.replace("_", " ")))
+
+
+def unit_label(unit: str) -> str:
+    return str(UNIT_LABELS.get(unit, unit))
+
+
+@dataclass(frozen=True, slots=True)
+class SourcePart:
+    text: str
+    href: str = ""
+
+
+def source_parts(source: str) -> list[SourcePart]:
+    """A source line as text and links, without our internal section references."""
+    text = _INTERNAL_REFERENCE.sub("", source).strip().rstrip(";,").strip()
+    parts: list[SourcePart] = []
+    position = 0
+    for match in _URL.finditer(text):
+        url = match.group(0).rstrip(").,;")
+        if match.start() > position:
+            parts.append(SourcePart(text[position : match.start()]))
+        parts.append(SourcePart(url, url))
+        position = match.start() + len(url)
+    if position < len(text):
+        parts.append(SourcePart(text[position:]))
+    return parts
+
+
+def settings_text(settings: Any) -> list[str]:
+    """The settings a case was measured at, as "name: value" (the model is shown as the case itself)."""
+    shown = []
+    for name, value in settings.items():
+        if name == "model":
+            continue
+        if isinstance(value, bool):
+            value = gettext("yes") if value else gettext("no")
+        shown.append(f"{name}: {value}")
+    return shown
+
+
+def _check_safely(case: Case) -> Result:
+    try:
+        return validation.check(case)
+    except Exception as error:  # a failing predictor must not take the page down
+        logger.warning("validation predictor failed for %s", case.id, exc_info=True)
+        return Result(case, None, f"{type(error).__name__}: {error}")
+
+
+def _fingerprint() -> str:
+    """Changes whenever a data file or predictor module changes, so an edit shows without waiting an hour."""
+    stats = []
+    for path in sorted([*PACKAGE_DIR.glob("*.py"), *(PACKAGE_DIR / "data").glob("*.json")]):
+        stat = path.stat()
+        stats.append(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return hashlib.sha256("|".join(stats).encode()).hexdigest()[:16]
+
+
+def validation_results() -> tuple[list[Result], str]:
+    """Every case with its prediction (cached for an hour), and why the cases could not be read if they could not."""
+    key = f"validation-results:{_fingerprint()}"
+    cached = cache.get(key, version=CACHE_VERSION)
+    if cached is not None:
+        return cached, ""
+    try:
+        cases = validation.load_cases()
+    except (ValueError, OSError) as error:
+        logger.warning("validation cases could not be read", exc_info=True)
+        return [], str(error)
+    results = [_check_safely(case) for case in cases]
+    cache.set(key, results, CACHE_SECONDS, version=CACHE_VERSION)
+    return results, ""
+
+
+def _published_digits(value: float) -> int:
+    """The decimals a measured figure was published with (at most three); the prediction is shown alike."""
+    text = repr(value)
+    if "e" in text or "." not in text:
+        return 0
+    decimals = text.split(".")[1].rstrip("0")
+    return min(len(decimals), 3)
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    result: Result
+    model: str
+    engine: str
+    measured: float
+    predicted: float | None
+    digits: int
+    unit: str
+    error_percent: float | None
+    tolerance_percent: float
+    source: list[SourcePart]
+    settings: list[str]
+
+    @property
+    def case(self) -> Case:
+        return self.result.case
+
+
+def _row(result: Result) -> Row:
+    case = result.case
+    error = result.error
+    return Row(
+        result=result,
+        model=str(case.settings.get("model", "")),
+        engine=engine_name(case.engine),
+        measured=case.measured,
+        predicted=result.predicted,
+        digits=_published_digits(case.measured),
+        unit=unit_label(case.unit),
+        error_percent=None if error is None else error * 100,
+        tolerance_percent=case.tolerance * 100,
+        source=source_parts(case.source),
+        settings=settings_text(case.settings),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class KindSection:
+    kind: str
+    label: str
+    rows: list[Row]
+
+
+def _sections(results: list[Result]) -> list[KindSection]:
+    kinds: dict[str, list[Row]] = {}
+    for result in results:
+        kinds.setdefault(result.case.kind, []).append(_row(result))
+    return [KindSection(kind, kind_label(kind), rows) for kind, rows in kinds.items()]
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryRow:
+    kind: str
+    key: str
+    cases: int
+    within: int
+    mean_abs_error_percent: float | None
+    worst_id: str
+    worst_error_percent: float | None
+
+
+def _summary(results: list[Result], by: str) -> list[SummaryRow]:
+    rows = []
+    for group in validation.summary(results, by=by):
+        worst_error = group.worst.error if group.worst is not None else None
+        rows.append(
+            SummaryRow(
+                kind=kind_label(group.kind),
+                key=engine_name(group.key) if by == "engine" else group.key,
+                cases=group.cases,
+                within=group.within,
+                mean_abs_error_percent=_percent(group),
+                worst_id=group.worst.case.id if group.worst is not None else "",
+                worst_error_percent=None if worst_error is None else worst_error * 100,
+            )
+        )
+    return rows
+
+
+def _percent(group: Group) -> float | None:
+    return None if group.mean_abs_error is None else group.mean_abs_error * 100
+
+
+@require_GET
+def validation_page(request: HttpRequest) -> HttpResponse:
+    results, load_error = validation_results()
+    context = {
+        "sections": _sections(results),
+        "by_family": _summary(results, "family"),
+        "by_engine": _summary(results, "engine"),
+        "total": len(results),
+        "within": sum(result.within for result in results),
+        "without_prediction": sum(result.predicted is None for result in results),
+        "load_error": load_error,
+    }
+    response = render(request, "validation.html", context)
+    response["Cache-Control"] = "public, max-age=3600"
+    return response

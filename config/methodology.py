@@ -1,0 +1,276 @@
+"""The sources and the change log of the methodology page, as readers cite them.
+
+Publisher or project, title or file, commit or date, link; what each one backs is a catalog message. The rules
+themselves live in calculator/estimation (its SOURCES.md maps each rule to these sources).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    key: str  # the anchor on the page: #source-<key>
+    publisher: str | Promise
+    title: str | Promise
+    version: str | Promise  # commit and date, or the date of the page
+    url: str
+    backs: Promise
+
+
+GH = "https://github.com"
+
+SOURCES: tuple[Source, ...] = (
+    Source(
+        "reviewramble",
+        "ReviewRamble",
+        _("“GLM-5.3-Flash GPU-Anforderungen: VRAM und günstigste GPU” (German model page)"),
+        _("prices captured on 2026-11-13"),
+        "",
+        _(
+            "Runtime overhead: weights and KV cache + 10 %, plus 1 GB; generic INT8/INT4: their bits + 5 %; "
+            "GPUs filled up to 90 %, at most 8 per node; 730 hours a month; every stored parameter counted."
+        ),
+    ),
+    Source(
+        "vllm",
+        "vLLM (vllm-project/vllm)",
+        "vllm/v1/kv_cache_interface.py, vllm/config/cache.py, vllm/v1/core/kv_cache_utils.py, "
+        "vllm/v1/worker/gpu_worker.py, vllm/v1/worker/gpu_model_runner.py, "
+        "vllm/model_executor/models/config.py, vllm/model_executor/layers/quantization/awq.py and gptq.py",
+        _("versions of 2026; hybrid-model page padding at commit 1936cf38"),
+        f"{GH}/vllm-project/vllm",
+        _(
+            "KV cache in 16-token blocks, sliding-window and hybrid-model pages, KV heads per GPU, the profiled "
+            "activation peak, AWQ and GPTQ layouts."
+        ),
+    ),
+    Source(
+        "llm-d",
+        "llm-d project (llm-d/llm-d-benchmark)",
+        "config_explorer/empirical-vllm-memory-results.md",
+        _("commit 25933486, 2025"),
+        f"{GH}/llm-d/llm-d-benchmark/blob/25933486/config_explorer/empirical-vllm-memory-results.md",
+        _("vLLM start-up logs on an H100: loaded weights, activation peak and KV-cache memory per model."),
+    ),
+    Source(
+        "sglang",
+        "SGLang (sgl-project/sglang)",
+        "python/sglang/srt/server_args.py, python/sglang/srt/model_executor/model_runner.py",
+        _("versions of 2026"),
+        f"{GH}/sgl-project/sglang",
+        _("Memory SGLang reserves per GPU size, one-token pages, sliding-window and sparse-attention caches."),
+    ),
+    Source(
+        "tensorrt-llm",
+        "NVIDIA",
+        _("TensorRT-LLM documentation: KvCacheConfig reference, memory usage, KV cache"),
+        "2026",
+        "https://nvidia.github.io/TensorRT-LLM/",
+        _("KV cache in 32-token blocks, filling 0.9 of the free memory."),
+    ),
+    Source(
+        "ggml",
+        "ggml (ggml-org/ggml)",
+        "src/ggml-common.h",
+        _("commit d99724f2, 2026-08-21"),
+        f"{GH}/ggml-org/ggml/blob/d99724f2/src/ggml-common.h",
+        _("The block size of every GGUF quantization type."),
+    ),
+    Source(
+        "llama-cpp",
+        "llama.cpp (ggml-org/llama.cpp)",
+        "src/llama-quant.cpp, tools/quantize/quantize.cpp, src/llama-kv-cache.cpp, src/llama-kv-cache-iswa.cpp, "
+        "src/llama-context.cpp, src/llama-memory-recurrent.cpp",
+        _("commit ec98e2002, 2026-05"),
+        f"{GH}/ggml-org/llama.cpp/tree/ec98e2002",
+        _(
+            "Which tensors each GGUF type stores at which precision, context padding to 256 tokens, sliding-window "
+            "and recurrent state sizes, the compute buffer."
+        ),
+    ),
+    Source(
+        "llama-cpp-19067",
+        "llama.cpp (ggml-org/llama.cpp)",
+        _("pull request 19067"),
+        "2026-01",
+        f"{GH}/ggml-org/llama.cpp/pull/19067",
+        _("The MLA cache of DeepSeek-style models keeps no separate V."),
+    ),
+    Source(
+        "ollama",
+        "Ollama (ollama/ollama)",
+        "fs/ggml/ggml.go (GraphSize, kvCacheBytesPerElement), envconfig/config.go, docs/faq.mdx",
+        _("commit fb307609, 2026-08-21"),
+        f"{GH}/ollama/ollama/blob/fb307609/fs/ggml/ggml.go",
+        _("Ollama’s compute-graph estimate and bytes per element of quantized KV caches."),
+    ),
+    Source(
+        "mlx",
+        "MLX (ml-explore/mlx, ml-explore/mlx-lm)",
+        "mlx: python/src/ops.cpp; mlx-lm: mlx_lm/utils.py, mlx_lm/models/cache.py, mlx_lm/generate.py",
+        _("mlx commit 846d1762, mlx-lm commit d78bf58e, 2026-08-22"),
+        f"{GH}/ml-explore/mlx-lm/blob/d78bf58e/mlx_lm/models/cache.py",
+        _("MLX quantization in groups of 64 with a 16-bit scale and bias, KV cache in 256-token steps."),
+    ),
+    Source(
+        "transformers",
+        "Hugging Face (huggingface/transformers)",
+        "models/deepseek_v3/modeling_deepseek_v3.py, utils/quantization_config.py (BitsAndBytesConfig)",
+        _("versions of 2026"),
+        f"{GH}/huggingface/transformers",
+        _("The full per-head cache of MLA models in Transformers, 4-bit loading defaults."),
+    ),
+    Source(
+        "hub",
+        "Hugging Face (huggingface/huggingface_hub)",
+        "src/huggingface_hub/hf_api.py (get_safetensors_metadata)",
+        _("commit ee0a4510, 2026-08-20"),
+        f"{GH}/huggingface/huggingface_hub/blob/ee0a4510/src/huggingface_hub/hf_api.py",
+        _("Parameter counts read from a checkpoint’s safetensors headers."),
+    ),
+    Source(
+        "deepseek-v3",
+        "DeepSeek-AI (deepseek-ai/DeepSeek-V3)",
+        "README.md, README_WEIGHTS.md",
+        "2024-12",
+        f"{GH}/deepseek-ai/DeepSeek-V3/blob/main/README_WEIGHTS.md",
+        _("FP8 weights with one fp32 scale per 128 × 128 block; the multi-token-prediction layers."),
+    ),
+    Source(
+        "gpt-oss",
+        _("OpenAI, gpt-oss model card, as reproduced in NVIDIA’s NeMo and Megatron-Bridge documentation"),
+        "gpt-oss-20b and gpt-oss-120b",
+        "2025-08",
+        "https://openai.com/index/introducing-gpt-oss/",
+        _("MXFP4 on the expert weights only, every other tensor in BF16."),
+    ),
+    Source(
+        "bitsandbytes",
+        "bitsandbytes (bitsandbytes-foundation/bitsandbytes)",
+        "bitsandbytes/functional.py, bitsandbytes/nn/modules.py, bitsandbytes/optim/optimizer.py",
+        _("commit 95f9af30, 2026-08-19"),
+        f"{GH}/bitsandbytes-foundation/bitsandbytes/tree/95f9af30",
+        _("NF4 with double quantization; 8-bit optimizer states in blocks of 256."),
+    ),
+    Source(
+        "peft",
+        "Hugging Face (huggingface/peft)",
+        "src/peft/tuners/lora/layer.py, src/peft/tuners/lora/config.py, src/peft/utils/other.py",
+        _("commit 5d602fdb, 2026-08-21"),
+        f"{GH}/huggingface/peft/tree/5d602fdb",
+        _("LoRA rank 8 by default, adapters in fp32, other tensors cast to fp32 for QLoRA."),
+    ),
+    Source(
+        "deepspeed",
+        "DeepSpeed (deepspeedai/DeepSpeed)",
+        "docs/code-docs/source/memory.rst, deepspeed/runtime/zero/",
+        _("commit edaa7221, 2026-08-22"),
+        f"{GH}/deepspeedai/DeepSpeed/blob/edaa7221/docs/code-docs/source/memory.rst",
+        _("What ZeRO stages 1, 2 and 3 split across GPUs."),
+    ),
+    Source(
+        "papers-training",
+        "Rajbhandari et al.; Korthikanti et al.; Hu et al.; Dettmers et al.",
+        "“ZeRO” (arXiv:1910.02054); “Reducing Activation Recomputation in Large Transformer Models” "
+        "(arXiv:2205.05198); “LoRA” (arXiv:2106.09685); “QLoRA” (arXiv:2305.14314); "
+        "“8-bit Optimizers via Block-wise Quantization” (arXiv:2110.02861)",
+        "2019–2023",
+        "https://arxiv.org/abs/2205.05198",
+        _("16 bytes per parameter for mixed-precision Adam, activation memory per layer, LoRA and QLoRA."),
+    ),
+    Source(
+        "papers-speed",
+        "Kaplan et al.; Chowdhery et al.; DeepSeek-AI; Databricks",
+        "“Scaling Laws for Neural Language Models” (arXiv:2001.08361); “PaLM” (arXiv:2204.02311); "
+        "“DeepSeek-V2” (arXiv:2405.04434); “LLM Inference Performance Engineering: Best Practices”",
+        "2020–2023",
+        "https://arxiv.org/abs/2001.08361",
+        _(
+            "Two FLOPs per parameter and token, model FLOPs and bandwidth utilisation, the latent cache of "
+            "multi-head latent attention."
+        ),
+    ),
+    Source(
+        "speed-measurements",
+        _("llama.cpp pull request 1642; geerlingguy/ai-benchmarks issue 48"),
+        _("GEMV bandwidth on an M1 Max; llama-bench on an M1 Ultra"),
+        "2023–2025",
+        f"{GH}/ggml-org/llama.cpp/pull/1642",
+        _("How much of its memory bandwidth a GPU reaches while decoding."),
+    ),
+    Source(
+        "apple",
+        _(
+            "AlexsJones/llmfit pull request 754; exo-explore/exo pull request 1672; sgl-project/sglang pull request "
+            "29949; antirez/ds4 pull request 893; gpustack/gpustack issue 1375"
+        ),
+        _("Measured GPU working-set limits of Apple Silicon Macs"),
+        "2024–2026",
+        f"{GH}/gpustack/gpustack/issues/1375",
+        _("How much of a Mac’s unified memory the GPU may use by default."),
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    day: date
+    text: Promise
+
+
+# Method changes readers can see, newest first (from the history of calculator/estimation).
+CHANGES: tuple[Change, ...] = (
+    Change(
+        date(2026, 11, 30),
+        _(
+            "Speed from a step-time model per engine: bandwidth and compute limits, fixed costs per layer and per "
+            "step, communication between GPUs; shown as a range of ±20 %."
+        ),
+    ),
+    Change(
+        date(2026, 11, 30),
+        _("Validation matrix published: our formulas against published measurements, each with its source."),
+    ),
+    Change(
+        date(2026, 11, 30),
+        _(
+            "llama.cpp’s and Ollama’s MLA cache (DeepSeek-style models) now counts no separate V (llama.cpp PR "
+            "19067); vLLM pads the linear-attention state of hybrid models to its attention page."
+        ),
+    ),
+    Change(
+        date(2026, 11, 30),
+        _(
+            "On a Mac, the longest context that fits uses the raised GPU memory limit; hybrid and sliding-window "
+            "models say which layers keep a KV cache."
+        ),
+    ),
+    Change(
+        date(2026, 11, 30),
+        _("A quantized build that publishes its files is sized by those files instead of by our formula."),
+    ),
+    Change(
+        date(2026, 11, 30),
+        _("Every rule names its primary source: engine source file and commit, paper or documentation page."),
+    ),
+    Change(
+        date(2026, 11, 29),
+        _(
+            "Tensor-parallel splits, Apple Silicon memory limits, the longest context and the most requests that "
+            "fit, speed and cost."
+        ),
+    ),
+    Change(
+        date(2026, 11, 29),
+        _(
+            "First published method: weights per precision and format, KV cache and runtime overhead per engine, "
+            "fine-tuning memory, GPUs filled to 90 % with at most 8 per node."
+        ),
+    ),
+)

@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+import pytest
+from django.core.cache import cache
+
+from calculator import validation
+from calculator.validation import PREDICTORS, Case
+from tests.models_catalog.html import parse
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.mark.parametrize(("lang", "heading"), [("en", "Validation"), ("de", "Validierung")])
+def test_validation_page_lists_every_case_in_each_language(client, lang, heading):
+    response = client.get(f"/{lang}/validation/")
+    assert response.status_code == 200
+    assert response["Cache-Control"] == "public, max-age=3600"
+    page = parse(response.content.decode())
+    assert page.one("h1").text.startswith(heading)
+    rows = page.select("tr", data_case=True)
+    cases = validation.load_cases()
+    assert len(cases) > 50
+    assert sorted(row.attrs["data-case"] for row in rows) == sorted(case.id for case in cases)
+    assert page.one("article").select("a", href=f"/{lang}/methodology/")
+
+
+def test_validation_page_numbers_are_those_of_run(client):
+    page = parse(client.get("/en/validation/").content.decode())
+    shown = {row.attrs["data-case"]: row for row in page.select("tr", data_case=True)}
+    results = validation.run()
+    assert results
+    for result in results:
+        row = shown[result.case.id]
+        assert float(row.attrs["data-measured"]) == result.case.measured
+        if result.predicted is None:
+            assert row.attrs["data-predicted"] == ""
+        else:
+            assert float(row.attrs["data-predicted"]) == pytest.approx(result.predicted, rel=1e-12)
+        assert row.attrs["data-within"] == ("yes" if result.within else "no")
+    totals = page.one("p", id="validation-totals").text
+    assert f"{sum(r.within for r in results)} of {len(results)} published measurements" in totals
+
+
+def test_validation_page_summarises_by_family_and_engine(client):
+    page = parse(client.get("/de/validation/").content.decode())
+    family = page.one("caption", id="summary-family-caption")
+    engine = page.one("caption", id="summary-engine-caption")
+    assert family.text == "Nach Architekturfamilie"
+    assert engine.text == "Nach Engine oder Framework"
+    groups = validation.summary(validation.run(), by="family")
+    tables = page.select("table", **{"class": "validation-summary"})
+    assert len(tables[0].select("tr")) == len(groups) + 1
+
+
+def test_a_failing_predictor_shows_its_reason_and_the_page_still_answers(client, monkeypatch):
+    case = validation.load_cases()[0]
+
+    def broken(case: Case) -> float:
+        raise ZeroDivisionError("no GPU memory figure")
+
+    monkeypatch.setitem(PREDICTORS, case.kind, broken)
+    response = client.get("/en/validation/")
+    assert response.status_code == 200
+    row = parse(response.content.decode()).one("tr", data_case=case.id)
+    assert row.attrs["data-predicted"] == ""
+    assert "ZeroDivisionError: no GPU memory figure" in row.text
+    assert "no prediction" in row.text
+
+
+def test_results_are_cached_for_an_hour(client, monkeypatch):
+    client.get("/en/validation/")
+    calls = []
+    monkeypatch.setattr(validation, "check", lambda case: calls.append(case) or validation.Result(case, None, "x"))
+    client.get("/de/validation/")
+    assert calls == []
+
+
+def test_validation_page_is_in_the_sitemap_and_the_footer(client):
+    sitemap = client.get("/sitemap-pages.xml").content.decode()
+    assert "http://testserver/en/validation/" in sitemap
+    assert "http://testserver/de/validation/" in sitemap
+    footer = parse(client.get("/de/").content.decode()).one("footer")
+    assert footer.select("a", href="/de/validation/")
