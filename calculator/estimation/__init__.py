@@ -98,6 +98,18 @@ __all__ = [
     "weights_only_bytes",
 ]
 
+from .launch import Launch, LaunchConfig, launch_command
+from .offload import (
+    OffloadSpeed,
+    OffloadSplit,
+    OffloadVerdict,
+    Placement,
+    best_quant_verdict,
+    best_split,
+    offload_speed,
+    offload_split,
+    offload_verdict,
+)
 from .ranking import GpuCount, RankedOffer, Ranking, rank, several_node_gpus
 
 __all__ += [
@@ -112,3 +124,16 @@ __all__ += [
 ]
 __all__ += ["GpuCount", "RankedOffer", "Ranking", "rank", "several_node_gpus"]
 __all__ += ["EngineCapacity", "EngineSettings", "cuda_visible_bytes", "engine_capacity", "kv_tokens_from_memory"]
+
+__all__ += ["Launch", "LaunchConfig", "launch_command"]
+__all__ += [
+    "OffloadSpeed",
+    "OffloadSplit",
+    "OffloadVerdict",
+    "Placement",
+    "best_quant_verdict",
+    "best_split",
+    "offload_speed",
+    "offload_split",
+    "offload_verdict",
+]

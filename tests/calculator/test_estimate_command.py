@@ -493,3 +493,70 @@ def test_from_the_shell_bad_values_print_one_line_and_exit_2(args):
     done = manage("estimate", *args)
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_offload_auto_prints_the_split_speed_and_json_matching_the_core():
+    from calculator.estimation.offload import offload_verdict
+
+    data = run(
+        "openai/gpt-oss-120b",
+        "--precision",
+        "mxfp4_moe",
+        "--engine",
+        "llama.cpp",
+        "--gpu",
+        "rtx-4090",
+        "--offload",
+        "auto",
+        "--ram",
+        "128GiB",
+        "--launch",
+        "llama.cpp",
+    )
+    _, spec, _ = load_spec("openai/gpt-oss-120b", None, None)
+    gpu = gpu_by_slug("rtx-4090")
+    assert gpu is not None
+    core = offload_verdict(
+        spec,
+        Workload(engine="llama.cpp", precision="mxfp4_moe"),
+        gpu_memory_gb=gpu.memory_gb,
+        gpu_bandwidth_gbps=gpu.memory_bandwidth_gbps,
+        ram_bytes=128 * GIB,
+    )
+    assert data["offload"]["placement"] == core.split.placement.value == "n_cpu_moe"
+    assert data["offload"]["host_bytes"] == core.split.host_bytes
+    assert data["offload"]["speed"]["tokens_per_s"] == pytest.approx(core.speed.tokens_per_s)
+    assert f"--n-cpu-moe {core.split.cpu_moe_layers}" in data["launch"]["command"]
+    out = StringIO()
+    call_command(
+        "estimate",
+        "openai/gpt-oss-120b",
+        "--precision",
+        "mxfp4_moe",
+        "--engine",
+        "llama.cpp",
+        "--gpu",
+        "rtx-4090",
+        "--offload",
+        "auto",
+        "--ram",
+        "128",
+        "--launch",
+        "llama.cpp",
+        stdout=out,
+    )
+    text = out.getvalue()
+    assert "experts of" in text and "tokens/s (estimated" in text and "llama-server -m" in text
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang", "ollama", "mlx"])
+def test_launch_prints_each_engines_command(engine):
+    data = run("qwen/qwen3-32b", "--gpu", "h100-sxm", "--launch", engine)
+    assert data["launch"]["engine"] == engine and data["launch"]["script"]
+
+
+def test_offload_needs_a_gpu_and_the_ram():
+    with pytest.raises(CommandError, match="--ram"):
+        call_command("estimate", "qwen/qwen3-32b", "--gpu", "rtx-4090", "--offload", "auto", stdout=StringIO())
+    with pytest.raises(CommandError, match="--offload"):
+        call_command("estimate", "qwen/qwen3-32b", "--offload", "auto", "--ram", "64GB", stdout=StringIO())

@@ -20,6 +20,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.utils import translation
 
 from calculator.estimation import (
+    GIB,
     ApiPrice,
     Breakdown,
     EngineSettings,
@@ -42,6 +43,8 @@ from calculator.estimation import (
     tensor_parallel_size,
     usable_bytes,
 )
+from calculator.estimation.launch import LaunchConfig, launch_command
+from calculator.estimation.offload import OffloadVerdict, best_quant_verdict, offload_verdict
 from calculator.management.options import (
     MAX_GPUS,
     MAX_MAC_GB,
@@ -276,6 +279,49 @@ def term_json(term: Term) -> dict[str, Any]:
     }
 
 
+def parse_memory(argument: str, text: str) -> int:
+    """``128GiB``, ``64GB`` or a bare number of GiB, in bytes."""
+    cleaned = text.strip().lower().replace(" ", "")
+    unit = GIB
+    for suffix, size in (("gib", GIB), ("gb", 10**9), ("g", GIB)):
+        if cleaned.endswith(suffix):
+            cleaned, unit = cleaned[: -len(suffix)], size
+            break
+    value = parse_decimal(argument, cleaned, Decimal(1 << 20))
+    return int(value * unit)
+
+
+def offload_json(verdict: OffloadVerdict) -> dict[str, Any]:
+    split, found = verdict.split, verdict.speed
+    return {
+        "fits": verdict.fits,
+        "placement": split.placement.value,
+        "ftype": split.ftype,
+        "gpus": split.gpus,
+        "gpu_layers": split.gpu_layers,
+        "cpu_moe_layers": split.cpu_moe_layers,
+        "gpu_bytes": split.gpu_bytes,
+        "per_gpu_bytes": split.per_gpu_bytes,
+        "host_bytes": split.host_bytes,
+        "gpu_weights_bytes": split.gpu_weights_bytes,
+        "gpu_kv_bytes": split.gpu_kv_bytes,
+        "gpu_compute_bytes": split.gpu_compute_bytes,
+        "host_weights_bytes": split.host_weights_bytes,
+        "host_kv_bytes": split.host_kv_bytes,
+        "host_compute_bytes": split.host_compute_bytes,
+        "gpu_budget_bytes": verdict.gpu_budget_bytes,
+        "ram_budget_bytes": verdict.ram_budget_bytes,
+        "speed": {
+            "tokens_per_s": found.tokens_per_s,
+            "low": found.low,
+            "high": found.high,
+            "limit": found.limit,
+            "estimated": found.estimated,
+            "inputs": dict(found.inputs),
+        },
+    }
+
+
 def _gb(value: float | int) -> str:
     return f"{value / 1e9:,.1f} GB"
 
@@ -322,6 +368,17 @@ class Command(BaseCommand):
         parser.add_argument("--gpu-memory-utilization", help="vLLM gpu_memory_utilization / SGLang mem_fraction_static")
         parser.add_argument("--max-model-len", help="tokens per request the engine is started with (default --context)")
         parser.add_argument("--max-num-seqs", help="most sequences the engine schedules at once")
+        parser.add_argument(
+            "--offload",
+            choices=["auto", "auto-quant"],
+            help="llama.cpp split over the first --gpu (× --gpus) and --ram: all on GPU, experts in RAM or N layers; "
+            "auto-quant: the largest GGUF type that fits",
+        )
+        parser.add_argument("--ram", help="system RAM for --offload, e.g. 128GiB or 64GB")
+        parser.add_argument("--ram-bandwidth", help="RAM bandwidth in GB/s for --offload (default 89.6: DDR5-5600 ×2)")
+        parser.add_argument(
+            "--launch", choices=["vllm", "sglang", "llama.cpp", "ollama", "mlx"], help="print the command that runs it"
+        )
         parser.add_argument("--json", action="store_true", help="print JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -355,8 +412,14 @@ class Command(BaseCommand):
                 if request.workload.engine in CAPACITY_ENGINES:
                     capacity = row["engine_capacity"] = capacity_json(request, item, row, options)
                 break
+        offload = self._offload(request, hardware, count, options)
+        launch = self._launch(request, rows, offload, count, options)
         if options["json"]:
             data = as_json(request, breakdown, rows)
+            if offload is not None:
+                data["offload"] = offload_json(offload)
+            if launch is not None:
+                data["launch"] = launch
             first = rows[0] if hardware else {}
             if capacity is not None:
                 data["engine_capacity"] = capacity
@@ -366,6 +429,98 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(data, indent=2))
             return
         self._print_text(request, breakdown, rows)
+        if offload is not None:
+            self._print_offload(offload)
+        if launch is not None:
+            self.stdout.write(f"Launch ({launch['engine']}):")
+            for line in launch["script"].splitlines():
+                self.stdout.write(f"  {line}")
+
+    @staticmethod
+    def _offload(
+        request: Request, hardware: list[Hardware], count: int | None, options: dict[str, Any]
+    ) -> OffloadVerdict | None:
+        if not options["offload"]:
+            return None
+        gpu = next((item for item in hardware if isinstance(item, GpuSpec)), None)
+        if gpu is None:
+            raise usage_error("--offload", "name the GPU with --gpu")
+        if not options["ram"]:
+            raise usage_error("--ram", "--offload needs the system RAM, e.g. --ram 128GiB")
+        ram = parse_memory("--ram", options["ram"])
+        bandwidth = None
+        if options["ram_bandwidth"] is not None:
+            bandwidth = float(parse_decimal("--ram-bandwidth", options["ram_bandwidth"], Decimal(10_000)))
+        kwargs: dict[str, Any] = {
+            "gpu_memory_gb": gpu.memory_gb,
+            "gpu_bandwidth_gbps": gpu.memory_bandwidth_gbps,
+            "ram_bytes": ram,
+            "gpus": count or 1,
+            "ram_bandwidth_gbps": bandwidth,
+            "experts_allowed": request.workload.engine != "ollama",
+        }
+        if options["offload"] == "auto-quant":
+            return best_quant_verdict(request.spec, request.workload, **kwargs)
+        return offload_verdict(request.spec, request.workload, **kwargs)
+
+    @staticmethod
+    def _launch(
+        request: Request,
+        rows: list[dict[str, Any]],
+        offload: OffloadVerdict | None,
+        count: int | None,
+        options: dict[str, Any],
+    ) -> dict[str, Any] | None:
+        engine = options["launch"]
+        if not engine:
+            return None
+        w = request.workload
+        tp = options["tp"] or count or next((r["tensor_parallel"] for r in rows if r.get("tensor_parallel")), 1)
+        model = request.model
+        split = offload.split if offload is not None else None
+        if engine in ("llama.cpp", "ollama"):
+            ftype = split.ftype if split else w.precision.upper().removeprefix("GGUF:")
+            model = f"{request.model.split('/')[-1]}-{ftype}.gguf" if engine == "llama.cpp" else model
+        rows_machine = [r for r in rows if r.get("wired_limit_mb")]
+        config = LaunchConfig(
+            engine=engine,
+            model=model,
+            context=options["max_model_len"] or w.context,
+            concurrency=w.concurrency,
+            precision=w.precision,
+            kv_dtype=w.kv_dtype,
+            tensor_parallel=tp if engine in ("vllm", "sglang") else 1,
+            gpu_memory_utilization=options["gpu_memory_utilization"],
+            max_num_seqs=options["max_num_seqs"],
+            offload=split.placement.value if split else "gpu",
+            gpu_layers=split.gpu_layers if split else None,
+            cpu_moe_layers=split.cpu_moe_layers if split else 0,
+            wired_limit_mb=rows_machine[0]["wired_limit_mb"] if rows_machine else None,
+        )
+        found = launch_command(config)
+        return {"engine": found.engine, "argv": list(found.argv), "command": found.command, "script": found.script}
+
+    def _print_offload(self, verdict: OffloadVerdict) -> None:
+        split, found = verdict.split, verdict.speed
+        out = self.stdout
+        words = {
+            "gpu": "fits on the GPU",
+            "experts_cpu": "fits with all experts in RAM (-ot exps=CPU)",
+            "n_cpu_moe": f"fits with the experts of {split.cpu_moe_layers} layers in RAM (--n-cpu-moe)",
+            "layers": f"fits with {split.gpu_layers} layers on the GPU (-ngl)",
+            "none": "does not fit GPU and RAM",
+        }
+        out.write(f"Offload (llama.cpp, {split.ftype}, {split.gpus} GPU(s)): {words[split.placement.value]}")
+        out.write(
+            f"  GPU {split.gpu_bytes / GIB:,.1f} GiB (per GPU {split.per_gpu_bytes / GIB:,.1f} of "
+            f"{verdict.gpu_budget_bytes / GIB:,.1f}), RAM {split.host_bytes / GIB:,.1f} of "
+            f"{verdict.ram_budget_bytes / GIB:,.1f} GiB"
+        )
+        if found.tokens_per_s:
+            out.write(
+                f"  decode ≈ {found.low:,.1f}–{found.high:,.1f} tokens/s (estimated, limited by "
+                f"{found.limit.replace('_', ' ')}; RAM {found.inputs['ram_bandwidth_gbps']} GB/s)"
+            )
 
     @staticmethod
     def _engine_options(options: dict[str, Any]) -> None:
