@@ -22,9 +22,11 @@ from django.utils import translation
 
 from calculator.estimation import (
     ENGINES,
+    FRAMEWORKS_KEYS,
     GIB,
     KV_DTYPES,
     MODES,
+    Framework,
     Mode,
     Workload,
     get_engine,
@@ -270,6 +272,11 @@ def add_workload_arguments(parser: CommandParser) -> None:
     parser.add_argument("--concurrency", default="1", help="requests served in parallel")
     parser.add_argument("--engine", default="vllm", help=" | ".join(ENGINES))
     parser.add_argument("--kv-dtype", default="fp16", help=" | ".join(KV_DTYPES))
+    parser.add_argument(
+        "--framework",
+        default="transformers",
+        help="fine-tuning framework: " + " | ".join(FRAMEWORKS_KEYS) + " (default transformers: Hugging Face + PEFT)",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,6 +311,9 @@ def read_request(options: dict[str, Any], **workload_fields: Any) -> Request:
     kv_dtype = get_kv_dtype(options["kv_dtype"])
     if kv_dtype is None:
         raise usage_error("--kv-dtype", f"expected one of {', '.join(KV_DTYPES)}, got {options['kv_dtype']!r}")
+    framework = str(options.get("framework") or "transformers").strip().lower()
+    if framework not in FRAMEWORKS_KEYS:
+        raise usage_error("--framework", f"expected one of {', '.join(FRAMEWORKS_KEYS)}, got {framework!r}")
     context = parse_tokens_argument("--context", options["context"])
     concurrency = parse_int("--concurrency", options["concurrency"], MAX_CONCURRENCY)
     params = parse_count("--params", options["params"]) if options.get("params") is not None else None
@@ -320,6 +330,7 @@ def read_request(options: dict[str, Any], **workload_fields: Any) -> Request:
         concurrency=concurrency,
         engine=engine.key,
         kv_dtype=kv_dtype.key,
+        framework=Framework(framework),
         **workload_fields,
     )
     return Request(

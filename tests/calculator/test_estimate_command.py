@@ -560,3 +560,17 @@ def test_offload_needs_a_gpu_and_the_ram():
         call_command("estimate", "qwen/qwen3-32b", "--gpu", "rtx-4090", "--offload", "auto", stdout=StringIO())
     with pytest.raises(CommandError, match="--offload"):
         call_command("estimate", "qwen/qwen3-32b", "--offload", "auto", "--ram", "64GB", stdout=StringIO())
+
+
+def test_framework_flag_changes_a_fine_tuning_estimate_and_refuses_unknown_names():
+    from django.core.management import call_command
+
+    def total(*extra: str) -> int:
+        out = StringIO()
+        call_command("estimate", "meta-llama/Llama-3.1-8B-Instruct", "--mode", "qlora", "--json", *extra, stdout=out)
+        return int(json.loads(out.getvalue())["total_bytes"])
+
+    assert total("--framework", "unsloth") < total()  # Unsloth keeps checkpointed activations in host RAM
+    with pytest.raises(CommandError) as error:
+        total("--framework", "keras")
+    assert error.value.returncode == 2
