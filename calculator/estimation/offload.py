@@ -21,7 +21,7 @@ the RAM bandwidth (estimated, SOURCES.md "Offload"). Pure Python, no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
@@ -35,7 +35,7 @@ from .overhead import LLAMA_CPP_FIT_MARGIN_BYTES
 from .precision import get_precision
 from .speed import _expert_share
 from .step_time import engine_speed
-from .workload import GIB, Workload
+from .workload import GIB, Breakdown, Workload
 
 # Achieved share of the RAM's peak bandwidth when llama.cpp's CPU backend streams quantized weights (estimated:
 # STREAM-like reads reach 70–85 % of DDR peak; dequantizing dot products lose a little more).
@@ -155,7 +155,24 @@ def gguf_ftype_for(precision: str) -> str:
     return GGUF_FOR_PRECISION.get(name, "Q4_K_M")
 
 
+_TENSORS: dict[tuple[int, str], tuple[ModelSpec, _Tensors]] = {}
+_TENSORS_LIMIT = 256
+
+
 def _tensors(spec: ModelSpec, ftype: str) -> _Tensors:
+    """The per-layer bytes of ``spec`` in ``ftype``, cached by identity (a spec is immutable; a page asks for the
+    same layers once per candidate split)."""
+    hit = _TENSORS.get((id(spec), ftype))
+    if hit is not None and hit[0] is spec:
+        return hit[1]
+    if len(_TENSORS) >= _TENSORS_LIMIT:
+        _TENSORS.clear()
+    found = _count_tensors(spec, ftype)
+    _TENSORS[(id(spec), ftype)] = (spec, found)
+    return found
+
+
+def _count_tensors(spec: ModelSpec, ftype: str) -> _Tensors:
     layers = max(1, spec.num_layers)
     experts = [0] * layers
     rest = [0] * layers
@@ -177,6 +194,21 @@ def _tensors(spec: ModelSpec, ftype: str) -> _Tensors:
         layers=tuple(_Layer(e, r) for e, r in zip(experts, rest, strict=True)),
         mmproj=gguf_size(spec, ftype).mmproj_bytes,
     )
+
+
+_ESTIMATES: dict[tuple[int, Workload], tuple[ModelSpec, Breakdown]] = {}
+
+
+def _estimate(spec: ModelSpec, workload: Workload) -> Breakdown:
+    """estimate(), cached by spec identity and workload: every candidate split of one search shares it."""
+    hit = _ESTIMATES.get((id(spec), workload))
+    if hit is not None and hit[0] is spec:
+        return hit[1]
+    if len(_ESTIMATES) >= _TENSORS_LIMIT:
+        _ESTIMATES.clear()
+    found = estimate(spec, workload)
+    _ESTIMATES[(id(spec), workload)] = (spec, found)
+    return found
 
 
 def _llama_workload(workload: Workload, ftype: str) -> Workload:
@@ -204,7 +236,7 @@ def offload_split(
     n = len(t.layers)
     count = max(1, gpus)
     lw = _llama_workload(workload, ftype)
-    breakdown = estimate(spec, lw)
+    breakdown = _estimate(spec, lw)
     kv_total = breakdown.kv_cache_bytes
     compute = breakdown.bytes_of("compute_buffer")
     output_buffer = breakdown.bytes_of("output_buffer_host")
@@ -318,19 +350,27 @@ def candidate_splits(
     """Every split llama.cpp's options give, best first: all on GPU; experts of fewer to more MoE layers in RAM
     (--n-cpu-moe N, up to all: --cpu-moe); then fewer and fewer layers on the GPU (-ngl N down to 0).
     ``experts_allowed=False``: Ollama, which only splits by layer (num_gpu)."""
+    return list(_candidates(spec, workload, gpus, mmproj, draft_bytes, experts_allowed))
+
+
+def _candidates(
+    spec: ModelSpec, workload: Workload, gpus: int, mmproj: bool, draft_bytes: int, experts_allowed: bool
+) -> Iterator[OffloadSplit]:
     n = max(1, spec.num_layers)
-    kwargs = {"gpus": gpus, "mmproj": mmproj, "draft_bytes": draft_bytes}
-    splits = [offload_split(spec, workload, placement=Placement.GPU, **kwargs)]  # type: ignore[arg-type]
+
+    def split(placement: Placement, **more: int) -> OffloadSplit:
+        return offload_split(
+            spec, workload, placement=placement, gpus=gpus, mmproj=mmproj, draft_bytes=draft_bytes, **more
+        )
+
+    yield split(Placement.GPU)
     if experts_allowed and spec.moe_layers and spec.experts_routed:
         dense_lead = n - min(n, spec.moe_layers)
         for k in range(dense_lead + 1, n):
-            splits.append(
-                offload_split(spec, workload, placement=Placement.N_CPU_MOE, cpu_moe_layers=k, **kwargs)  # type: ignore[arg-type]
-            )
-        splits.append(offload_split(spec, workload, placement=Placement.EXPERTS_CPU, **kwargs))  # type: ignore[arg-type]
+            yield split(Placement.N_CPU_MOE, cpu_moe_layers=k)
+        yield split(Placement.EXPERTS_CPU)
     for ngl in range(n, -1, -1):
-        splits.append(offload_split(spec, workload, placement=Placement.LAYERS, gpu_layers=ngl, **kwargs))  # type: ignore[arg-type]
-    return splits
+        yield split(Placement.LAYERS, gpu_layers=ngl)
 
 
 def best_split(
@@ -348,13 +388,13 @@ def best_split(
     RAM — what ``--fit`` (llama.cpp since late 2025) settles on — or the all-in-RAM one and False."""
     gpu_budget = gpu_budget_bytes(gpu_memory_gb)
     ram_budget = ram_budget_bytes(ram_bytes)
-    splits = candidate_splits(
-        spec, workload, gpus=gpus, mmproj=mmproj, draft_bytes=draft_bytes, experts_allowed=experts_allowed
-    )
-    for split in splits:
+    last = None
+    for split in _candidates(spec, workload, gpus, mmproj, draft_bytes, experts_allowed):
         if _fits(split, gpu_budget, ram_budget):
             return split, True
-    return replace(splits[-1], placement=Placement.NONE), False
+        last = split
+    assert last is not None  # the all-in-RAM split is always a candidate
+    return replace(last, placement=Placement.NONE), False
 
 
 def offload_speed(
