@@ -69,6 +69,14 @@ class Model(models.Model):
     class Meta:
         ordering = ["organisation", "display_name"]
         constraints = [models.UniqueConstraint(Lower("hub_id"), name="model_hub_id_ci_unique")]
+        # The catalog list's sort orders (models_catalog.selectors.SORTS) and its licence filter, so a page deep
+        # in a large catalog is an index scan, not a sort of the whole table.
+        indexes = [
+            models.Index(fields=["organisation", "display_name"], name="model_list_by_name"),
+            models.Index(fields=["-params_total", "display_name"], name="model_list_by_size"),
+            models.Index(fields=["-release_date", "display_name"], name="model_list_by_date"),
+            models.Index(fields=["licence"], name="model_licence"),
+        ]
 
     def __str__(self) -> str:
         return self.hub_id

@@ -8,19 +8,43 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db.models import F, OrderBy, Q, QuerySet
+from django.db.models import BigIntegerField as BigIntegerOutput
+from django.db.models import ExpressionWrapper, F, OrderBy, Q, QuerySet, Value
+from django.db.models.functions import Lower
 
 from models_catalog.hub_ids import HubId
 from models_catalog.models import ImportRequest, Model, ModelFact, QuantizedBuild, Source
 
-SORTS: dict[str, tuple[str | OrderBy, str]] = {
-    "name": ("organisation", "display_name"),
-    "size": (F("params_total").desc(nulls_last=True), "display_name"),
-    "size_asc": (F("params_total").asc(nulls_last=True), "display_name"),
-    "date": (F("release_date").desc(nulls_last=True), "display_name"),
-    "date_asc": (F("release_date").asc(nulls_last=True), "display_name"),
+# The primary key last makes every order total, so a page boundary never splits or repeats equal rows.
+SORTS: dict[str, tuple[str | OrderBy, ...]] = {
+    "name": ("organisation", "display_name", "pk"),
+    "size": (F("params_total").desc(nulls_last=True), "display_name", "pk"),
+    "size_asc": (F("params_total").asc(nulls_last=True), "display_name", "pk"),
+    "date": (F("release_date").desc(nulls_last=True), "display_name", "pk"),
+    "date_asc": (F("release_date").asc(nulls_last=True), "display_name", "pk"),
 }
 PARAM_KINDS = ("params_total", "params_active")
+
+# Parameter-count bands of the size filter: (lower bound inclusive, upper bound exclusive), in parameters.
+SIZE_BANDS: dict[str, tuple[int | None, int | None]] = {
+    "under-10": (None, 10_000_000_000),
+    "10-40": (10_000_000_000, 40_000_000_000),
+    "40-150": (40_000_000_000, 150_000_000_000),
+    "over-150": (150_000_000_000, None),
+}
+# "Weights fit" filters: the weights alone against one GPU's memory (GB = 10⁹ bytes). This is not the memory a
+# model needs (no KV cache, activations or engine overhead; the model page has those), so pages call it "weights
+# fit". INT4 at 4.2 bits per weight covers group-quantized INT4 with g = 128 (4.156 bits, docs/methodology.md
+# §2.4); FP16 is 16 bits (§2.1). Bits are kept as a fraction (numerator, denominator) so the database does
+# integer arithmetic.
+WEIGHT_FITS: dict[str, tuple[int, tuple[int, int]]] = {
+    "24gb-int4": (24_000_000_000, (42, 10)),
+    "80gb-fp16": (80_000_000_000, (16, 1)),
+}
+MOE_CHOICES = ("moe", "dense")
+PER_PAGE = 100
+COUNT_CAP = 1000  # the list counts matches up to here and says "more than" beyond, never COUNT(*) of the table
+SUGGESTIONS = 8
 
 
 def models_list(
@@ -41,10 +65,136 @@ def models_list(
 
 def filter_choices() -> dict[str, list[str]]:
     def distinct(field: str) -> list[str]:
-        values = Model.objects.exclude(**{field: ""}).values_list(field, flat=True).distinct()
+        # order_by() drops Meta.ordering, which DISTINCT would otherwise take into every row it compares.
+        values = Model.objects.exclude(**{field: ""}).order_by().values_list(field, flat=True).distinct()
         return sorted(set(values))
 
-    return {"family": distinct("family"), "attention": distinct("attention_kind"), "modality": distinct("modality")}
+    return {
+        "family": distinct("family"),
+        "attention": distinct("attention_kind"),
+        "modality": distinct("modality"),
+        "licence": distinct("licence"),
+    }
+
+
+def weight_bytes(bits: tuple[int, int]) -> ExpressionWrapper:
+    """The weights' bytes at a number of bits per parameter, params_total × bits / 8, in the database."""
+    numerator, denominator = bits
+    return ExpressionWrapper(
+        F("params_total") * Value(numerator) / Value(denominator * 8), output_field=BigIntegerOutput()
+    )
+
+
+def catalog_models(
+    query: str = "",
+    *,
+    family: str = "",
+    attention: str = "",
+    modality: str = "",
+    licence: str = "",
+    size: str = "",
+    moe: str = "",
+    fits: str = "",
+    sort: str = "name",
+) -> QuerySet[Model]:
+    """The catalog list's models: the search and every filter of the list page, in the chosen order."""
+    models = models_list(query, family, attention, modality, sort)
+    if licence:
+        models = models.filter(licence=licence)
+    if size in SIZE_BANDS:
+        low, high = SIZE_BANDS[size]
+        if low is not None:
+            models = models.filter(params_total__gte=low)
+        if high is not None:
+            models = models.filter(params_total__lt=high)
+    if moe in MOE_CHOICES:
+        models = models.filter(is_moe=moe == "moe")
+    if fits in WEIGHT_FITS:
+        limit, bits = WEIGHT_FITS[fits]
+        models = models.annotate(weights_bytes=weight_bytes(bits)).filter(
+            params_total__isnull=False, weights_bytes__lte=limit
+        )
+    return models
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogPage:
+    models: list[Model]
+    number: int
+    per_page: int
+    has_next: bool
+    count: int | None  # None: more than COUNT_CAP matches
+
+    @property
+    def has_previous(self) -> bool:
+        return self.number > 1
+
+    @property
+    def first_index(self) -> int:
+        return (self.number - 1) * self.per_page + 1 if self.models else 0
+
+    @property
+    def last_index(self) -> int:
+        return (self.number - 1) * self.per_page + len(self.models)
+
+
+def catalog_page(models: QuerySet[Model], number: int = 1, per_page: int = PER_PAGE) -> CatalogPage:
+    """One page of an ordered list without counting the whole table: one row past the page says whether a next
+    page exists, and the count stops at COUNT_CAP (a COUNT over a LIMIT subquery, bounded however large the
+    catalog grows)."""
+    start = (max(number, 1) - 1) * per_page
+    rows = list(models[start : start + per_page + 1])
+    has_next = len(rows) > per_page
+    rows = rows[:per_page]
+    if number == 1 and not has_next:
+        count: int | None = len(rows)
+    else:
+        capped = models.order_by()[: COUNT_CAP + 1].count()
+        count = capped if capped <= COUNT_CAP else None
+    return CatalogPage(models=rows, number=number, per_page=per_page, has_next=has_next, count=count)
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestion:
+    url: str
+    hub_id: str
+    display_name: str
+    organisation: str
+    family: str
+    params_billions: float | None
+
+
+def suggestions(text: str, limit: int = SUGGESTIONS) -> list[Suggestion]:
+    """Models for the search box as the reader types: names that start with the text first, then organisations or
+    families that do, then names that contain every word; each tier alphabetical, at most `limit` in all."""
+    text = " ".join(text.split())[:200]
+    if not text:
+        return []
+    fields = ("hub_id", "display_name", "organisation", "family", "params_total")
+    picked: list[Model] = []
+    tiers: list[QuerySet[Model]] = [
+        Model.objects.filter(display_name__istartswith=text).order_by(Lower("display_name"), "pk"),
+        Model.objects.filter(Q(organisation__istartswith=text) | Q(family__istartswith=text)).order_by(
+            Lower("organisation"), Lower("display_name"), "pk"
+        ),
+        models_list(text).order_by(Lower("display_name"), "pk"),
+    ]
+    for tier in tiers:
+        if len(picked) >= limit:
+            break
+        seen = [m.pk for m in picked]
+        picked.extend(tier.exclude(pk__in=seen).only(*fields)[: limit - len(picked)])
+    return [
+        Suggestion(
+            url=m.url,
+            hub_id=m.hub_id,
+            display_name=m.display_name,
+            organisation=m.organisation,
+            family=m.family,
+            params_billions=m.params_total / 1e9 if m.params_total else None,
+        )
+        for m in picked
+    ]
 
 
 def model_by_hub_id(hub_id: HubId | str) -> Model | None:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from models_catalog import selectors, services
 from models_catalog.client import client_address
-from models_catalog.forms import CatalogQueryForm, HubIdForm
+from models_catalog.forms import CatalogQueryForm, HubIdForm, SuggestQueryForm
 from models_catalog.hub_ids import HubId, InvalidHubId, parse_hub_id
 from web.fragments import wants_fragment
 
@@ -19,17 +22,39 @@ from web.fragments import wants_fragment
 def model_list(request: HttpRequest) -> HttpResponse:
     form = CatalogQueryForm(request.GET)
     values = form.values()
-    models = list(
-        selectors.models_list(values["q"], values["family"], values["attention"], values["modality"], values["sort"])
+    filters = form.filters()
+    models = selectors.catalog_models(
+        str(values["q"]),
+        family=str(values["family"]),
+        attention=str(values["attention"]),
+        modality=str(values["modality"]),
+        licence=str(values["licence"]),
+        size=str(values["size"]),
+        moe=str(values["moe"]),
+        fits=str(values["fits"]),
+        sort=str(values["sort"]),
     )
+    page = selectors.catalog_page(models, int(values["page"]), selectors.PER_PAGE)
     importable = None
-    if values["q"] and not models:
+    if values["q"] and not page.models and page.number == 1:
         try:
-            importable = parse_hub_id(values["q"])
+            importable = parse_hub_id(str(values["q"]))
         except InvalidHubId:
             importable = None
+    base = reverse("models_catalog:list")
+
+    def page_url(number: int) -> str:
+        query = {**filters, **({"page": str(number)} if number > 1 else {})}
+        return f"{base}?{urlencode(query)}" if query else base
+
     context = {
-        "models": models,
+        "models": page.models,
+        "page": page,
+        "page_urls": {
+            "previous": page_url(page.number - 1) if page.has_previous and page.models else None,
+            "next": page_url(page.number + 1) if page.has_next else None,
+            "first": page_url(1) if page.number > 1 else None,
+        },
         "query": values,
         "choices": selectors.filter_choices(),
         "importable": importable,
@@ -37,6 +62,19 @@ def model_list(request: HttpRequest) -> HttpResponse:
     }
     template = "models_catalog/_model_rows.html" if wants_fragment(request) else "models_catalog/list.html"
     return render(request, template, context)
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def model_suggestions(request: HttpRequest) -> HttpResponse:
+    """Up to eight models for the search box as the reader types. The fragment is the list the box swaps in;
+    without HTMX the same query goes to the catalog list, the search a plain form submits."""
+    form = SuggestQueryForm(request.GET)
+    text = form.text()
+    if not wants_fragment(request):
+        base = reverse("models_catalog:list")
+        return redirect(f"{base}?{urlencode({'q': text})}" if text else base)
+    return render(request, "models_catalog/_suggestions.html", {"suggestions": selectors.suggestions(text), "q": text})
 
 
 def parsed_hub_id(request: HttpRequest, org: str, name: str) -> HubId | HttpResponse:

@@ -232,3 +232,127 @@ def test_import_limit_counts_the_client_behind_a_trusted_proxy(
         forged = client.post("/en/models/import/", {"hub_id": "org/three"}, HTTP_X_FORWARDED_FOR="1.2.3.4, 203.0.113.7")
 
     assert (alice.status_code, bob.status_code, forged.status_code) == (302, 302, 429)
+
+
+def _ids(content):
+    return [r.attrs["data-hub-id"] for r in parse(content).select("tr", data_hub_id=True)]
+
+
+def test_list_filters_by_size_experts_licence_and_weights_that_fit(client, catalog):
+    small = Model.objects.filter(params_total__lt=10e9).count()
+    assert small and len(_ids(client.get("/en/models/?size=under-10").content)) == small
+    mid = Model.objects.filter(params_total__gte=10e9, params_total__lt=40e9)
+    assert set(_ids(client.get("/en/models/?size=10-40").content)) == {m.hub_id for m in mid}
+    assert "moonshotai/Kimi-K2-Instruct" in _ids(client.get("/en/models/?size=over-150").content)
+
+    moe = set(_ids(client.get("/en/models/?moe=moe").content))
+    dense = set(_ids(client.get("/en/models/?moe=dense").content))
+    assert QWEN in moe and "Qwen/Qwen3-8B" in dense and not moe & dense
+
+    licence = Model.objects.exclude(licence="").values_list("licence", flat=True).first()
+    licensed = _ids(client.get("/en/models/", {"licence": licence}).content)
+    assert licensed and set(licensed) == set(Model.objects.filter(licence=licence).values_list("hub_id", flat=True))
+
+    # Weights alone: params × 4.2 bits ≤ 24 GB (≤ 45.7 B parameters), params × 2 bytes ≤ 80 GB (≤ 40 B).
+    int4 = set(_ids(client.get("/en/models/?fits=24gb-int4").content))
+    fp16 = set(_ids(client.get("/en/models/?fits=80gb-fp16").content))
+    assert QWEN in int4 and QWEN in fp16  # 30.5 B
+    assert "moonshotai/Kimi-K2-Instruct" not in int4
+    for m in Model.objects.exclude(params_total=None):
+        assert (m.hub_id in int4) == (m.params_total * 4.2 / 8 <= 24e9), m.hub_id
+        assert (m.hub_id in fp16) == (m.params_total * 2 <= 80e9), m.hub_id
+    page = parse(client.get("/en/models/?fits=24gb-int4").content)
+    assert "weights fit in 24 GB at INT4" in page.one("select", name="fits").text
+    assert "model page adds the KV cache" in page.one("p", id="fits-hint").text
+
+
+def test_bad_filter_values_fall_back_with_a_notice(client, catalog):
+    page = parse(client.get("/en/models/?size=huge&fits=everything&moe=maybe&page=0").content)
+
+    assert len(page.select("tr", data_hub_id=True)) == 56
+    notice = page.one("p", **{"class": "notice"}).text
+    assert all(name in notice for name in ("size", "fits", "moe", "page"))
+
+
+def test_pages_of_the_list_hold_without_counting_the_whole_table(client, catalog, monkeypatch):
+    from models_catalog import selectors
+
+    monkeypatch.setattr(selectors, "PER_PAGE", 20)
+    everything = [m.hub_id for m in selectors.catalog_models(sort="size")]
+
+    first = client.get("/en/models/?sort=size")
+    page = parse(first.content)
+    assert _ids(first.content) == everything[:20]
+    assert page.one(data_count="56")
+    nav = page.one("nav", **{"class": "pagination"})
+    assert [a.attrs["rel"] for a in nav.select("a")] == ["next"]
+    assert nav.one("a").attrs["href"] == "/en/models/?sort=size&page=2"
+
+    third = client.get("/en/models/?sort=size&page=3")
+    assert _ids(third.content) == everything[40:]
+    links = {a.attrs["rel"]: a.attrs["href"] for a in parse(third.content).select("a", rel=True)}
+    assert links == {"first": "/en/models/?sort=size", "prev": "/en/models/?sort=size&page=2"}
+
+    fragment = client.get("/en/models/?sort=size&page=2", headers={"HX-Request": "true"})
+    assert b"<html" not in fragment.content and _ids(fragment.content) == everything[20:40]
+
+    past = parse(client.get("/en/models/?sort=size&page=9").content)
+    assert not past.select("tr", data_hub_id=True)
+    assert past.select("a", href="/en/models/?sort=size") and not past.select("a", rel="prev")
+
+
+def test_page_count_stops_at_the_cap(client, catalog, monkeypatch):
+    from models_catalog import selectors
+
+    monkeypatch.setattr(selectors, "COUNT_CAP", 30)
+    monkeypatch.setattr(selectors, "PER_PAGE", 20)
+    page = parse(client.get("/en/models/?page=2").content)
+
+    assert len(page.select("tr", data_hub_id=True)) == 20
+    assert not page.select("p", data_count=True)
+    assert "More than" in page.select("div", id="model-rows")[0].select("p")[0].text
+
+
+def test_suggestions_rank_name_prefix_then_organisation_and_family(client, catalog):
+    def suggested(text):
+        response = client.get("/en/models/suggest/", {"q": text}, headers={"HX-Request": "true"})
+        assert response.status_code == 200 and b"<html" not in response.content
+        assert "HX-Request" in response["Vary"]
+        return [a.attrs["data-hub-id"] for a in parse(response.content).select("a", data_hub_id=True)]
+
+    qwen = suggested("qwen3")
+    assert 0 < len(qwen) <= 8 and all(h.split("/")[1].lower().startswith("qwen3") for h in qwen)
+    # "glm" starts GLM model names; zai-org's other models, if any, come after them.
+    glm = suggested("GLM")
+    assert glm and glm[0].split("/")[1].lower().startswith("glm")
+    # An organisation that starts no model name: its models come from the second tier.
+    by_org = suggested("meta-ll")
+    assert by_org and all(h.startswith("meta-llama/") for h in by_org)
+    # A word inside a name, found by the third tier.
+    assert "Qwen/Qwen3-30B-A3B" in suggested("30B-A3B")
+    assert suggested("") == [] and suggested("   ") == []
+    assert suggested("no-such-model-anywhere") == []
+    assert (
+        "No model suggestion"
+        in client.get("/en/models/suggest/?q=zzzz", headers={"HX-Request": "true"}).content.decode()
+    )
+    assert client.get("/en/models/suggest/?q=", headers={"HX-Request": "true"}).content.strip() == b""
+
+
+def test_suggestions_without_htmx_go_to_the_list_search(client, catalog):
+    response = client.get("/en/models/suggest/?q=qwen3")
+
+    assert response.status_code == 302 and response["Location"] == "/en/models/?q=qwen3"
+
+
+def test_search_boxes_ask_for_suggestions_and_name_their_list(client, catalog):
+    for path, status in (("/en/", 200), ("/en/models/", 200), ("/en/models/acme-labs/Imaginary-7B/", 404)):
+        response = client.get(path)
+        assert response.status_code == status
+        page = parse(response.content)
+        box = page.one("input", id="catalog-q")
+        assert box.attrs["hx-get"] == "/en/models/suggest/"
+        assert box.attrs["hx-trigger"] == "input changed delay:200ms"
+        assert box.attrs["hx-push-url"] == "false"
+        assert box.attrs["aria-controls"] == "catalog-suggestions"
+        assert page.one("div", id="catalog-suggestions").attrs["aria-live"] == "polite"
