@@ -5,6 +5,10 @@ names, a temporary SQLite file otherwise), fills it with clearly synthetic model
 ``synthetic-bench-org-N``, names ``Synthetic-Bench-…``) by bulk_create, requests the list's first page, its page
 500, a search, a filter and the search box's suggestions, prints p50 / p95 / max per request, then deletes the rows
 and drops the scratch database. Nothing is cached between requests.
+
+Measured 2026-11-30 on SQLite, p50: page 1 28 ms, page 500 29 ms (by name and largest first), a search by a word
+inside a name 60 ms (a scan: LIKE '%word%' uses no index), weights-fit and size filters 49 ms, suggestions 16 ms
+(name prefix) and 36 ms (organisation prefix). Without the list indexes of migration 0003, page 500 took 4.5 s.
 """
 
 from __future__ import annotations
