@@ -295,3 +295,23 @@ def state_query(state: CalculatorState, choices: PageChoices, **changes: Any) ->
     for name, text in parts:
         query[name] = text
     return query.urlencode(safe="")
+
+
+@dataclass(frozen=True, slots=True)
+class StrictState:
+    """A state read strictly: ``problems`` names each parameter that was not usable as given (the JSON API answers
+    those with a 400 instead of falling back)."""
+
+    state: CalculatorState
+    problems: Mapping[str, str]
+
+
+def parse_state_strict(query: QueryDict, choices: PageChoices) -> StrictState:
+    """``parse_state`` with the same field parsers and bounds, where every value the page would have ignored or
+    changed (repeated, too long, malformed, out of range, longer than the model's context) is a problem; an
+    empty value means the default, as on the page."""
+    parsed = parse_state(query, choices)
+    problems: dict[str, str] = {}
+    for item in parsed.ignored:
+        problems.setdefault(item.name, item.reason)
+    return StrictState(parsed.state, problems)

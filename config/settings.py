@@ -252,5 +252,8 @@ HUB_MAX_RETRY_AFTER_S = env_int("HUB_MAX_RETRY_AFTER_S", 30)
 HUB_QUANT_REPOS_MAX = env_int("HUB_QUANT_REPOS_MAX", 8)
 # On-demand imports a reader's connection may start per hour.
 CATALOG_IMPORTS_PER_CLIENT_PER_HOUR = env_int("CATALOG_IMPORTS_PER_CLIENT_PER_HOUR", 10)
+# Requests one client may make to /api/v1/ ("<count>/<s|m|h|d>", django-ratelimit's syntax), counted in the default
+# cache (Redis when REDIS_URL is set, so every web process shares the count); empty turns the limit off.
+API_RATE_LIMIT = env_str("API_RATE_LIMIT", "120/m") or ""
 # Reverse proxies in front of the app that append to X-Forwarded-For (0: use the socket address).
 TRUSTED_PROXY_HOPS = env_int("TRUSTED_PROXY_HOPS", 0)

@@ -27,6 +27,8 @@ urlpatterns = [
         name="sitemap_section",
     ),
     path("admin/", admin.site.urls),
+    # the JSON API answers the same in every language, so it sits outside the language prefix
+    path("api/v1/", include("calculator.api.urls")),
 ]
 
 urlpatterns += i18n_patterns(

@@ -1,0 +1,201 @@
+"""The estimate as JSON: the model page's own sections (``calculator.page.model_page``), written out field by field.
+
+The numbers are the page's numbers because they come from the same call with the same inputs; this module only
+names them (bytes as integers of bytes, money as USD beside its capture date) and adds each term's label and
+formula from ``calculator.term_text``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from calculator.estimation import RankedOffer
+from calculator.forms import CalculatorState
+from calculator.page import ModelPage, OfferRow
+from calculator.term_text import term_formula, term_label
+
+
+def _offer(ranked: RankedOffer, row: OfferRow | None = None) -> dict[str, Any]:
+    offer = ranked.offer
+    return {
+        "provider": offer.provider_slug,
+        "provider_name": offer.provider_name,
+        "gpu": offer.gpu_slug,
+        "gpu_name": ranked.gpu_name,
+        "instance_name": offer.instance_name,
+        "region": offer.region,
+        "pricing_kind": offer.pricing_kind,
+        "gpus_needed": ranked.gpus_needed,
+        "engine_gpus": row.tensor_parallel if row else None,
+        "instance_gpus": ranked.instance_gpus,
+        "price_per_gpu_hour_usd": float(ranked.price_per_gpu_hour_usd),
+        "per_hour_usd": float(ranked.per_hour_usd),
+        "per_month_usd": float(ranked.per_month_usd),
+        "captured_at": offer.captured_at,
+        "stale": offer.stale,
+        "confidence": offer.confidence,
+        "url": offer.url,
+        "tokens_per_s_low": row.tokens_per_s_low if row else None,
+        "tokens_per_s_high": row.tokens_per_s_high if row else None,
+    }
+
+
+def _maybe_offer(ranked: RankedOffer | None) -> dict[str, Any] | None:
+    return _offer(ranked) if ranked is not None else None
+
+
+def estimate_json(page: ModelPage, state: CalculatorState, model_id: str | None) -> dict[str, Any]:
+    setting, breakdown = page.setting, page.breakdown
+    shares = {id(row.term): row.share for row in page.rows}
+    inverse = page.inverse
+    api = page.api
+    return {
+        "model": model_id,
+        "parameters": asdict(state),
+        "setting": {**asdict(setting), "mode": setting.mode.value},
+        "breakdown": {
+            "total_bytes": breakdown.total_bytes,
+            "host_bytes": breakdown.host_bytes,
+            "per_gpu_bytes": breakdown.per_gpu_bytes,
+            "precision_used": breakdown.precision_used,
+            "params_total": breakdown.params_total,
+            "params_active": breakdown.params_active,
+            "params_source": breakdown.params_source,
+            "params_active_source": breakdown.params_active_source,
+            "estimated_fields": list(breakdown.estimated_fields),
+            "warnings": list(breakdown.warnings),
+            "terms": [
+                {
+                    "key": term.key,
+                    "label": term_label(term),
+                    "formula": term_formula(term),
+                    "bytes": term.bytes,
+                    "estimated": term.estimated,
+                    "on_gpu": term.on_gpu,
+                    "share": shares.get(id(term), 0.0),
+                    "inputs": dict(term.inputs),
+                }
+                for term in breakdown.terms
+                if term.bytes > 0
+            ],
+        },
+        "summary": {
+            "need_bytes": page.summary.need_bytes,
+            "smallest_need_bytes": page.summary.smallest_need_bytes,
+            "smallest_label": page.summary.smallest_label,
+            "cheapest": _maybe_offer(page.summary.cheapest),
+            "fits_one_gpu": page.summary.fits_one_gpu,
+            "largest_gpu_name": page.summary.largest_gpu_name,
+            "smallest_gpu_name": page.summary.smallest_gpu_name,
+        },
+        "gpus": {
+            "need_bytes": page.gpus.need_bytes,
+            "by_gpu": [_offer(row.ranked, row) for row in page.gpus.by_gpu],
+            "by_provider": [_offer(row.ranked, row) for row in page.gpus.by_provider],
+            "several_nodes": [asdict(count) for count in page.gpus.several_nodes],
+            "newest_capture": page.gpus.newest_capture,
+            "any_stale": page.gpus.any_stale,
+            "any_low_confidence": page.gpus.any_low_confidence,
+        },
+        "matrix": [
+            {"mode": cell.mode.value, "precision": cell.precision, "need_bytes": cell.need_bytes}
+            for _, cells in page.matrix
+            for cell in cells
+        ],
+        "precision_cards": [
+            {
+                "mode": "inference",
+                "precision": card.precision,
+                "label": card.label,
+                "need_bytes": card.need_bytes,
+                "ratio_to_fp16_inference": None,
+                "cheapest": _maybe_offer(card.cheapest),
+            }
+            for card in page.precision_cards
+        ],
+        "mode_cards": [
+            {
+                "mode": card.mode.value,
+                "precision": card.precision,
+                "label": card.mode.value,
+                "need_bytes": card.need_bytes,
+                "ratio_to_fp16_inference": card.ratio,
+                "cheapest": _maybe_offer(card.cheapest),
+            }
+            for card in page.mode_cards
+        ],
+        "builds": [
+            {
+                "key": row.build.key,
+                "label": row.build.label,
+                "format": row.build.format,
+                "repo_id": row.build.repo_id,
+                "bits_per_weight": row.build.bits_per_weight,
+                "file_size_bytes": row.build.file_size_bytes,
+                "need_bytes": row.need_bytes,
+                "runtimes": list(row.runtimes),
+                "smallest_mac_gib": row.smallest_mac_gib,
+                "one_gpu": row.one_gpu,
+                "gpu_count": row.gpu_count[0] if row.gpu_count else None,
+                "gpu_count_name": row.gpu_count[1] if row.gpu_count else None,
+            }
+            for row in page.builds
+        ],
+        "context": {
+            "precision_label": page.context.precision_label,
+            "points": [asdict(point) for point in page.context.points],
+            "budgets": [asdict(budget) for budget in page.context.budgets],
+            "headroom": asdict(page.context.headroom) if page.context.headroom else None,
+        },
+        "inverse": None
+        if inverse is None
+        else {
+            "hardware": inverse.label,
+            "is_mac": inverse.is_mac,
+            "budget_bytes": inverse.budget_bytes,
+            "count": inverse.count,
+            "context": inverse.context,
+            "concurrency": inverse.concurrency,
+            "rows": [asdict(row) for row in inverse.rows],
+        },
+        "local": {
+            "gpus": [
+                {
+                    "gpu": verdict.gpu.slug,
+                    "gpu_name": verdict.gpu.short_name,
+                    "best": verdict.best,
+                    "best_need_bytes": verdict.best_need_bytes,
+                }
+                for verdict in page.local.gpus
+            ],
+            "macs": [asdict(mac) for mac in page.local.macs],
+        },
+        "api": {
+            "self_host": _maybe_offer(api.self_host),
+            "tokens_per_s": api.tokens_per_s,
+            "hosted": [
+                {
+                    "route": row.hosted.route,
+                    "provider": row.hosted.provider,
+                    "input_per_million_usd": row.input_usd,
+                    "cached_input_per_million_usd": row.cached_usd,
+                    "output_per_million_usd": row.output_usd,
+                    "intro_in_force": row.intro_in_force,
+                    "intro_expired": row.intro_expired,
+                    "captured_on": row.hosted.captured_on,
+                    "confidence": row.hosted.confidence,
+                    "source_publisher": row.hosted.source_publisher,
+                    "source_title": row.hosted.source_title,
+                    "source_url": row.hosted.source_url,
+                }
+                for row in api.rows
+            ],
+            "input_tokens_per_output_token": api.mix.input_tokens_per_output_token,
+            "cached_input_share": api.mix.cached_input_share,
+            "api_per_million_output_usd": api.per_million_output_usd,
+            "break_even_output_tokens_per_month": api.break_even_tokens,
+            "self_host_capacity_tokens_per_month": api.capacity_tokens,
+            "self_host_can_reach_break_even": api.reachable,
+        },
+    }

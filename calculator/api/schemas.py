@@ -1,0 +1,460 @@
+"""What the API takes and answers, as typed classes: django-ninja writes the OpenAPI 3.1 schema from these.
+
+Bytes are integers of bytes; money is USD as a number, beside the day it was captured. The calculator's query
+parameters are documented here with the page's bounds (``calculator.forms``) but read as text: the one parser in
+``calculator.forms`` validates them, so the API and the model page accept exactly the same values.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Annotated, Any
+
+from ninja import Field, Schema
+from pydantic import WithJsonSchema
+
+from calculator.estimation import ENGINES, FRAMEWORKS_KEYS, KV_DTYPES, OPTIMIZERS, Mode
+from calculator.forms import (
+    MAX_BATCH,
+    MAX_CONCURRENCY,
+    MAX_GPUS,
+    MAX_LORA_RANK,
+    MAX_VALUE_CHARS,
+)
+
+MAX_CONFIG_BYTES = 1024 * 1024
+MAX_JSON_DEPTH = 32
+MAX_PARAMS = 10**15  # far above any model (10^13 would be ten trillion parameters)
+
+
+def _documented(schema: dict[str, Any]) -> Any:
+    """Text the shared parser reads, shown in the schema as the value it stands for."""
+    return Annotated[str | None, WithJsonSchema({**schema, "maxLength": MAX_VALUE_CHARS})]
+
+
+TOKENS_PATTERN = r"^[0-9]{1,9}(\.[0-9]{1,6})?[kKmM]?$"
+
+
+class CalculatorQuery(Schema):
+    """Every calculator parameter of the model page, with the page's names, defaults and bounds."""
+
+    precision: _documented({"type": "string"}) = Field(  # type: ignore[valid-type]
+        None,
+        description="fp16 (default), fp8, int8, int4, awq, q8_0, q4_k_m, nf4, mlx-4bit, or build:<slug> of a "
+        "published build of the model (GET /models/{org}/{name} lists them)",
+    )
+    mode: _documented({"type": "string", "enum": [m.value for m in Mode]}) = Field(  # type: ignore[valid-type]
+        None, description="inference (default), lora, qlora or full fine-tuning"
+    )
+    engine: _documented({"type": "string", "enum": list(ENGINES)}) = Field(  # type: ignore[valid-type]
+        None, description="serving engine (default vllm)"
+    )
+    concurrency: _documented({"type": "integer", "minimum": 1, "maximum": MAX_CONCURRENCY}) = Field(  # type: ignore[valid-type]
+        None, description="concurrent requests (default 1)"
+    )
+    context: _documented({"type": "string", "pattern": TOKENS_PATTERN}) = Field(  # type: ignore[valid-type]
+        None,
+        description="tokens of context per request: 8192, 8K, 128k, 1M (K and M binary; default 8K), at most "
+        "the model's context window",
+    )
+    kv: _documented({"type": "string", "enum": list(KV_DTYPES)}) = Field(  # type: ignore[valid-type]
+        None, description="KV-cache precision (default fp16)"
+    )
+    batch: _documented({"type": "integer", "minimum": 1, "maximum": MAX_BATCH}) = Field(  # type: ignore[valid-type]
+        None, description="fine-tuning: samples per step (default 1)"
+    )
+    seq: _documented({"type": "string", "pattern": TOKENS_PATTERN}) = Field(  # type: ignore[valid-type]
+        None, description="fine-tuning: tokens per sample (default: the context)"
+    )
+    rank: _documented({"type": "integer", "minimum": 1, "maximum": MAX_LORA_RANK}) = Field(  # type: ignore[valid-type]
+        None, description="fine-tuning: LoRA rank (default 8)"
+    )
+    optimizer: _documented({"type": "string", "enum": list(OPTIMIZERS)}) = Field(  # type: ignore[valid-type]
+        None, description="fine-tuning: optimizer (default adamw)"
+    )
+    framework: _documented({"type": "string", "enum": list(FRAMEWORKS_KEYS)}) = Field(  # type: ignore[valid-type]
+        None, description="fine-tuning: framework profile (default transformers: Hugging Face Transformers + PEFT)"
+    )
+    checkpointing: _documented({"type": "boolean"}) = Field(  # type: ignore[valid-type]
+        None, description="fine-tuning: gradient checkpointing (default true)"
+    )
+    gpu: _documented({"type": "string"}) = Field(  # type: ignore[valid-type]
+        None,
+        description="hardware for max context / max concurrency: a GPU slug (GET /gpus) or mac-<GB> (default h200-sxm)",
+    )
+    gpus: _documented({"type": "integer", "minimum": 1, "maximum": MAX_GPUS}) = Field(  # type: ignore[valid-type]
+        None, description="how many of that GPU (default 1)"
+    )
+    ratio: _documented({"type": "number", "minimum": 0, "maximum": 1000}) = Field(  # type: ignore[valid-type]
+        None, description="input tokens per generated token, for the API break-even (default 3)"
+    )
+    cached: _documented({"type": "integer", "minimum": 0, "maximum": 100}) = Field(  # type: ignore[valid-type]
+        None, description="percent of input tokens the hosted API has cached (default 0)"
+    )
+
+
+class EstimateQuery(CalculatorQuery):
+    model: str = Field(..., max_length=200, description="catalog model id, organisation/name (GET /models)")
+
+
+# --- errors -------------------------------------------------------------------------------------------------
+
+
+class ErrorBody(Schema):
+    code: str = Field(..., description="machine-readable: bad_parameter, not_found, too_large, ...")
+    message: str
+    parameters: dict[str, str] = Field(default_factory=dict, description="each bad parameter and what is wrong")
+
+
+class ErrorOut(Schema):
+    error: ErrorBody
+
+
+# --- estimate -----------------------------------------------------------------------------------------------
+
+
+class SettingOut(Schema):
+    mode: str
+    precision: str
+    precision_label: str
+    engine: str
+    context: int
+    concurrency: int
+    kv: str
+    mode_changed: str = Field(..., description="why the requested mode/precision was replaced; empty when it applies")
+
+
+class TermOut(Schema):
+    key: str
+    label: str
+    formula: str
+    bytes: int
+    estimated: bool
+    on_gpu: bool
+    share: float = Field(..., description="share of the GPU total, 0..1 (0 for terms in host RAM)")
+    inputs: dict[str, int | float | str]
+
+
+class BreakdownOut(Schema):
+    total_bytes: int
+    host_bytes: int
+    per_gpu_bytes: int | None
+    precision_used: str
+    params_total: int
+    params_active: int
+    params_source: str
+    params_active_source: str
+    estimated_fields: list[str]
+    warnings: list[str]
+    terms: list[TermOut]
+
+
+class OfferOut(Schema):
+    provider: str
+    provider_name: str
+    gpu: str
+    gpu_name: str
+    instance_name: str
+    region: str
+    pricing_kind: str
+    gpus_needed: int = Field(..., description="GPUs the memory needs")
+    engine_gpus: int | None = Field(..., description="GPUs an engine splits the model over (tensor parallel)")
+    instance_gpus: int
+    price_per_gpu_hour_usd: float
+    per_hour_usd: float
+    per_month_usd: float
+    captured_at: datetime | date | None
+    stale: bool
+    confidence: str
+    url: str
+    tokens_per_s_low: float | None = None
+    tokens_per_s_high: float | None = None
+
+
+class GpuCountOut(Schema):
+    gpu_family: str
+    gpu_name: str
+    memory_bytes: int
+    gpus_needed: int
+    nodes: int
+
+
+class GpusOut(Schema):
+    need_bytes: int
+    by_gpu: list[OfferOut]
+    by_provider: list[OfferOut]
+    several_nodes: list[GpuCountOut]
+    newest_capture: date | None
+    any_stale: bool
+    any_low_confidence: bool
+
+
+class SummaryOut(Schema):
+    need_bytes: int
+    smallest_need_bytes: int
+    smallest_label: str
+    cheapest: OfferOut | None
+    fits_one_gpu: bool
+    largest_gpu_name: str
+    smallest_gpu_name: str
+
+
+class MatrixCellOut(Schema):
+    mode: str
+    precision: str
+    need_bytes: int | None
+
+
+class CardOut(Schema):
+    mode: str
+    precision: str
+    label: str
+    need_bytes: int
+    ratio_to_fp16_inference: float | None
+    cheapest: OfferOut | None
+
+
+class BuildOut(Schema):
+    key: str
+    label: str
+    format: str
+    repo_id: str
+    bits_per_weight: float | None
+    file_size_bytes: int | None
+    need_bytes: int | None
+    runtimes: list[str]
+    smallest_mac_gib: int | None
+    one_gpu: str | None
+    gpu_count: int | None
+    gpu_count_name: str | None
+
+
+class ContextPointOut(Schema):
+    context: int
+    total_bytes: int
+    kv_bytes: int
+
+
+class BudgetOut(Schema):
+    label: str
+    usable_bytes: int
+
+
+class HeadroomOut(Schema):
+    precision_label: str
+    is_current: bool
+    gpu_name: str
+    usable_bytes: int
+    fixed_bytes: int
+    left_bytes: int
+    tokens: int
+    full_context_bytes: int | None
+    full_context_fits: bool
+
+
+class ContextOut(Schema):
+    precision_label: str
+    points: list[ContextPointOut]
+    budgets: list[BudgetOut]
+    headroom: HeadroomOut | None
+
+
+class InverseRowOut(Schema):
+    precision: str
+    label: str
+    max_context: int
+    max_concurrency: int
+
+
+class InverseOut(Schema):
+    hardware: str
+    is_mac: bool
+    budget_bytes: int
+    count: int
+    context: int
+    concurrency: int
+    rows: list[InverseRowOut]
+
+
+class LocalGpuOut(Schema):
+    gpu: str
+    gpu_name: str
+    best: str | None
+    best_need_bytes: int | None
+
+
+class MacOut(Schema):
+    ram_gib: int
+    verdict: str = Field(..., description="fits, raise (after raising the GPU memory limit) or no")
+    best: str | None
+    best_need_bytes: int | None
+    wired_limit_mb: int | None
+    default_limit_bytes: int
+
+
+class LocalOut(Schema):
+    gpus: list[LocalGpuOut]
+    macs: list[MacOut]
+
+
+class HostedOut(Schema):
+    route: str
+    provider: str
+    input_per_million_usd: float
+    cached_input_per_million_usd: float
+    output_per_million_usd: float
+    intro_in_force: bool
+    intro_expired: bool
+    captured_on: date | None
+    confidence: str
+    source_publisher: str
+    source_title: str
+    source_url: str
+
+
+class BreakEvenOut(Schema):
+    self_host: OfferOut | None
+    tokens_per_s: float | None
+    hosted: list[HostedOut]
+    input_tokens_per_output_token: float
+    cached_input_share: float
+    api_per_million_output_usd: float | None
+    break_even_output_tokens_per_month: float | None
+    self_host_capacity_tokens_per_month: float | None
+    self_host_can_reach_break_even: bool | None
+
+
+class EstimateOut(Schema):
+    model: str | None = Field(..., description="catalog id; null for an inline config")
+    parameters: dict[str, Any] = Field(..., description="the calculator state the numbers are for")
+    setting: SettingOut
+    breakdown: BreakdownOut
+    summary: SummaryOut
+    gpus: GpusOut
+    matrix: list[MatrixCellOut]
+    precision_cards: list[CardOut]
+    mode_cards: list[CardOut]
+    builds: list[BuildOut]
+    context: ContextOut
+    inverse: InverseOut | None
+    local: LocalOut
+    api: BreakEvenOut
+
+
+class InlineConfig(Schema):
+    """An inline model: the Hub's config.json, with parameter counts where the config alone does not say."""
+
+    config: dict[str, Any] = Field(..., description="the model's config.json as published")
+    params_total: int | None = Field(None, ge=1, le=MAX_PARAMS)
+    params_active: int | None = Field(None, ge=1, le=MAX_PARAMS)
+
+
+# --- catalog ------------------------------------------------------------------------------------------------
+
+
+class ModelSummaryOut(Schema):
+    id: str
+    display_name: str
+    family: str
+    params_total: int | None
+    params_active: int | None
+    is_moe: bool
+    attention_kind: str
+    max_context: int | None
+    modality: str
+    licence: str
+    release_date: date | None
+
+
+class ModelListOut(Schema):
+    results: list[ModelSummaryOut]
+    next_cursor: str | None = Field(..., description="pass as cursor for the next page; null on the last page")
+
+
+class ModelBuildOut(Schema):
+    key: str
+    format: str
+    label: str
+    repo_id: str
+    bits_per_weight: float | None
+    file_size_bytes: int | None
+    size_is_approximate: bool
+    min_ram_bytes: int | None
+
+
+class ModelOut(ModelSummaryOut):
+    organisation: str
+    params_total_source: str
+    params_active_source: str
+    model_type: str
+    num_layers: int | None
+    native_dtype: str
+    experts_routed: int
+    experts_per_token: int
+    experts_shared: int
+    modalities: list[str]
+    hub_sha: str
+    sources: list[Any]
+    builds: list[ModelBuildOut]
+    page_url: str
+
+
+class GpuOut(Schema):
+    slug: str
+    name: str
+    short_name: str
+    vendor: str
+    architecture: str
+    segment: str
+    memory_bytes: int
+    memory_bandwidth_gbps: float | None
+    bf16_dense_tflops: float | None
+    fp8_dense_tflops: float | None
+    released: int | None
+    sources: list[str]
+
+
+class GpuOfferOut(Schema):
+    provider: str
+    provider_name: str
+    gpu: str
+    instance_name: str
+    gpu_counts: list[int]
+    price_per_gpu_hour_usd: float
+    pricing_kind: str
+    term: str
+    region: str
+    captured_at: datetime | date | None
+    stale: bool
+    confidence: str
+    availability: str
+    url: str
+
+
+class ProviderOut(Schema):
+    slug: str
+    name: str
+    website: str
+    has_api: bool
+    last_refresh_at: datetime | None
+    last_outcome: str | None
+    last_good_at: datetime | None
+    offer_count: int
+    stale: bool
+
+
+class ApiPriceOut(Schema):
+    model: str
+    route: str
+    provider: str
+    input_per_million_usd: float
+    cached_input_per_million_usd: float | None
+    output_per_million_usd: float
+    intro_applies: bool
+    intro_ends_on: date | None
+    captured_on: date | None
+    confidence: str
+    source_publisher: str
+    source_title: str
+    source_url: str
+    context_length: int | None
