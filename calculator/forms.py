@@ -122,6 +122,10 @@ class CalculatorState:
     # self-host or pay per token: input tokens per generated token, and the share of input the API has cached
     ratio: float = 3.0
     cached: int = 0  # percent
+    # run it yourself: the reader's GPU, how many of it, and the system RAM in GiB (a cookie can set them)
+    rig: str = "rtx-4090"
+    rig_gpus: int = 1
+    ram: int = 64
 
     def with_defaults_of(self, choices: PageChoices) -> CalculatorState:
         return replace(self, precision=choices.default_precision, gpu=choices.default_gpu)
@@ -233,6 +237,9 @@ def _parsers(choices: PageChoices) -> Mapping[str, Parser]:
         "gpus": _int_in(1, MAX_GPUS),
         "ratio": _float_in(0.0, 1000.0),
         "cached": _int_in(0, 100),
+        "rig": _one_of([c.value for c in choices.gpus if not c.value.startswith("mac-")]),
+        "rig_gpus": _int_in(1, 8),
+        "ram": _int_in(0, 4096),
     }
 
 

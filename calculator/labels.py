@@ -67,7 +67,22 @@ FIELD_LABELS = {
     "ratio": _("Input tokens per output token"),
     "cached": _("Cached input share"),
     "framework": _("Fine-tuning framework"),
+    "rig": _("Your GPU"),
+    "rig_gpus": _("How many"),
+    "ram": _("System RAM (GB)"),
 }
+
+LIMITS = {
+    "gpu_bandwidth": _("GPU bandwidth"),
+    "ram_bandwidth": _("RAM bandwidth"),
+    "overhead": _("per-step overhead"),
+    "unknown": _("unknown"),
+}
+
+
+def limit_label(key: str) -> str:
+    return str(LIMITS.get(key, key))
+
 
 VERDICTS = {
     "fits": _("Fits as it is"),

@@ -42,6 +42,9 @@ from calculator.estimation import (
     usable_bytes,
 )
 from calculator.estimation.applicability import choose_mode
+from calculator.estimation.fit import parallel_plan
+from calculator.estimation.launch import LaunchConfig, launch_command
+from calculator.estimation.offload import offload_verdict
 from calculator.estimation.precision import gguf_key
 from calculator.forms import MAC_MEMORY_GIB, PRESET_CONTEXTS, CalculatorState, Choice, PageChoices
 from models_catalog.architecture import AttentionKind, ModelSpec
@@ -839,3 +842,150 @@ def page_choices(max_context: int | None, builds: Sequence[Build], gpus: Sequenc
     hardware = [Choice(g.slug, g.name) for g in gpus if g.segment in INVERSE_GPU_SEGMENTS]
     hardware += [Choice(f"{MAC_PREFIX}{gib}", f"Mac {gib} GB") for gib in MAC_MEMORY_GIB]
     return PageChoices(precisions=tuple(precisions), max_context=max_context, gpus=tuple(hardware))
+
+
+# --- run it yourself: the reader's own machine (GPU + system RAM) and the commands that start each engine --------
+
+RIG_FILE_TYPES: tuple[str, ...] = ("q8_0", "q4_k_m", "q2_k", "iq2_xxs")
+RIG_SEGMENTS = ("consumer", "workstation", "datacenter")
+MLX_BITS = (8, 6, 4, 3, 2)
+MLX_GOOD_BITS = (8, 6, 4)
+
+
+@dataclass(frozen=True, slots=True)
+class RigRow:
+    """One GGUF file type on the reader's machine: where llama.cpp puts it, and how fast it generates."""
+
+    file_type: str  # "Q4_K_M"
+    fits: bool
+    placement: str  # "gpu" | "experts_cpu" | "n_cpu_moe" | "layers" | "none"
+    gpu_layers: int
+    cpu_moe_layers: int
+    gpu_bytes: int
+    host_bytes: int
+    tokens_per_s: float | None
+    limit: str  # what bounds the speed: "gpu_bandwidth" | "ram_bandwidth" | "overhead" | "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class Rig:
+    gpu: GpuSpec
+    gpus: int
+    ram_gib: int
+    rows: tuple[RigRow, ...]  # widest file type first
+    best: RigRow | None
+    command: str  # llama-server for the best row, "" when nothing fits
+
+
+@dataclass(frozen=True, slots=True)
+class Commands:
+    """What to paste to start the configurations the page shows."""
+
+    cloud_engine: str
+    cloud: str  # the cheapest configuration, on vLLM or SGLang
+    cloud_gpus: int
+    mac_gib: int | None
+    mac: str  # mlx_lm.server (with the sysctl line when the limit must be raised) on the smallest Mac that fits
+
+
+def rig(inputs: PageInputs, hub_id: str) -> Rig | None:
+    """The reader's machine from the state (``rig``, ``rig_gpus``, ``ram``): each file type's split and speed."""
+    state, spec = inputs.state, inputs.spec
+    gpu = next((g for g in inputs.gpus if g.slug == state.rig and g.segment in RIG_SEGMENTS), None)
+    if gpu is None:
+        return None
+    rows = []
+    for key in RIG_FILE_TYPES:
+        workload = Workload(precision=key, context=state.context, concurrency=state.concurrency, engine="llama.cpp")
+        verdict = offload_verdict(
+            spec,
+            workload,
+            gpu_memory_gb=gpu.memory_gb,
+            gpu_bandwidth_gbps=gpu.memory_bandwidth_gbps,
+            ram_bytes=state.ram * GIB,
+            gpus=state.rig_gpus,
+        )
+        split = verdict.split
+        rows.append(
+            RigRow(
+                file_type=split.ftype,
+                fits=verdict.fits,
+                placement=split.placement.value,
+                gpu_layers=split.gpu_layers,
+                cpu_moe_layers=split.cpu_moe_layers,
+                gpu_bytes=split.gpu_bytes,
+                host_bytes=split.host_bytes,
+                tokens_per_s=verdict.speed.tokens_per_s if verdict.fits else None,
+                limit=verdict.speed.limit,
+            )
+        )
+    best = next((r for r in rows if r.fits), None)
+    command = ""
+    if best is not None:
+        name = hub_id.split("/", 1)[-1]
+        command = launch_command(
+            LaunchConfig(
+                engine="llama.cpp",
+                model=f"{name}-{best.file_type}.gguf",
+                context=state.context,
+                concurrency=state.concurrency,
+                kv_dtype=state.kv if state.kv in ("q8_0", "q4_0") else "fp16",
+                offload=best.placement,
+                gpu_layers=best.gpu_layers,
+                cpu_moe_layers=best.cpu_moe_layers,
+            )
+        ).script
+    return Rig(gpu, state.rig_gpus, state.ram, tuple(rows), best, command)
+
+
+def commands(inputs: PageInputs, page: ModelPage, hub_id: str) -> Commands:
+    """The launch commands for the cheapest cloud configuration and for the smallest Mac that holds the model."""
+    state, spec = inputs.state, inputs.spec
+    engine = state.engine if state.engine in ("vllm", "sglang") else "vllm"
+    cloud, gpus = "", 0
+    cheapest = page.summary.cheapest
+    if cheapest is not None and page.setting.mode is Mode.INFERENCE:
+        plan = parallel_plan(cheapest.gpus_needed, spec.num_attention_heads, spec.num_kv_heads)
+        gpus = plan.gpus_run
+        precision = page.setting.precision if page.setting.precision in PRECISIONS else "fp16"
+        cloud = launch_command(
+            LaunchConfig(
+                engine=engine,
+                model=hub_id,
+                context=state.context,
+                concurrency=state.concurrency,
+                precision=precision,
+                kv_dtype=state.kv,
+                tensor_parallel=plan.tensor_parallel,
+                gpu_memory_utilization=0.9,
+                max_num_seqs=state.concurrency if state.concurrency > 1 else None,
+            )
+        ).script
+    mac_gib, mac = None, ""
+    # the smallest Mac that holds the model at 4 bits or more (the widest that fits there); 3 and 2 bits only when
+    # nothing else fits even the largest Mac
+    for gib in MAC_MEMORY_GIB:
+        ram = gib * GIB
+        for bits in MLX_BITS if gib == MAC_MEMORY_GIB[-1] else MLX_GOOD_BITS:
+            need = estimate(
+                spec,
+                Workload(
+                    precision=f"mlx-{bits}bit", context=state.context, concurrency=state.concurrency, engine="mlx"
+                ),
+            ).total_bytes
+            fitted = apple_fit(need, ram)
+            if fitted.fits_after_raise:
+                mac_gib = gib
+                mac = launch_command(
+                    LaunchConfig(
+                        engine="mlx",
+                        model=f"mlx-community/{hub_id.split('/', 1)[-1]}-{bits}bit",
+                        context=state.context,
+                        concurrency=state.concurrency,
+                        wired_limit_mb=fitted.wired_limit_mb,
+                    )
+                ).script
+                break
+        if mac:
+            break
+    return Commands(engine, cloud, gpus, mac_gib, mac)

@@ -88,9 +88,26 @@ def _hosted(row: HostedApiPrice) -> HostedPrice:
     )
 
 
+_SPECS: dict[tuple[object, ...], ModelSpec] = {}
+_SPECS_LIMIT = 1024
+
+
+def model_spec(model: Model) -> ModelSpec:
+    """The model's spec, one object per catalog row version in this process: the estimation core caches what it
+    derives from a spec by its identity (facts, per-tensor sizes), so every request for a model reuses them."""
+    key = (model.pk, model.config_sha256, model.params_total, model.params_active, model.updated_at)
+    spec = _SPECS.get(key)
+    if spec is None:
+        spec = spec_from_model(model)
+        if len(_SPECS) >= _SPECS_LIMIT:
+            _SPECS.clear()
+        _SPECS[key] = spec
+    return spec
+
+
 def page_sources(model: Model, facts: ModelFacts, today: date) -> PageSources:
     """Everything the page computes from; raises ``SpecUnavailable`` when the model cannot be sized."""
-    spec = spec_from_model(model)
+    spec = model_spec(model)
     builds = _builds(facts, spec.params_total)
     gpus: Sequence[GpuSpec] = load_gpus()
     return PageSources(

@@ -15,4 +15,5 @@ urlpatterns = [
     path("providers/", views_hardware.provider_index, name="providers"),
     path("providers/<slug:slug>/", views_hardware.provider_detail, name="provider"),
     path("compare/", views_hardware.compare, name="compare"),
+    path("my-machine/", views.remember_rig, name="remember_rig"),
 ]

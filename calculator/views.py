@@ -9,22 +9,24 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import get_language
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from calculator import page_data
 from calculator.forms import PRESET_CONTEXTS, parse_state, state_query
 from calculator.hardware import popular_hardware
 from calculator.og_image import og_card
-from calculator.page import model_page
+from calculator.page import commands, model_page, rig
 from models_catalog import selectors
 from models_catalog.models import Model
 from models_catalog.specs import SpecUnavailable
 from models_catalog.views import parsed_hub_id, unknown_model
+from pricing.gpus import load_gpus
 from pricing.services import prices_generation
 from web.fragments import wants_fragment
 
@@ -58,14 +60,19 @@ def _load(request: HttpRequest, org: str, name: str, suffix: str = "") -> Loaded
     except SpecUnavailable as exc:
         return Loaded(model, {"facts": facts, "unsizable": str(exc), "page": None, "base_url": base_url})
     choices = sources.choices
-    parsed = parse_state(request.GET, choices)
+    parsed = parse_state(with_remembered_rig(request), choices)
     query = state_query(parsed.state, choices)
     permalink = base_url + (f"?{query}" if query else "")
+    inputs = sources.inputs(parsed.state)
+    page = model_page(inputs)
     return Loaded(
         model,
         {
             "facts": facts,
-            "page": model_page(sources.inputs(parsed.state)),
+            "page": page,
+            "rig": rig(inputs, model.hub_id),
+            "commands": commands(inputs, page, model.hub_id),
+            "remembered_rig": RIG_COOKIE in request.COOKIES,
             "state": parsed.state,
             "choices": choices,
             "ignored": parsed.ignored,
@@ -79,13 +86,46 @@ def _load(request: HttpRequest, org: str, name: str, suffix: str = "") -> Loaded
     )
 
 
+RIG_COOKIE = "gpufit_rig"
+RIG_FIELDS = ("rig", "rig_gpus", "ram")
+RIG_COOKIE_SECONDS = 365 * 24 * 60 * 60
+
+
+def with_remembered_rig(request: HttpRequest) -> QueryDict:
+    """The query string, with the reader's remembered machine (a cookie: "rtx-4090,1,64") where the query names
+    none; a permalink that carries the machine wins over the cookie."""
+    remembered = request.COOKIES.get(RIG_COOKIE, "")[:64].split(",")
+    query = request.GET.copy()
+    if len(remembered) == len(RIG_FIELDS) and not any(name in query for name in RIG_FIELDS):
+        for name, value in zip(RIG_FIELDS, remembered, strict=True):
+            query[name] = value
+    return query
+
+
+@require_POST
+def remember_rig(request: HttpRequest) -> HttpResponse:
+    """Stores the reader's machine in a cookie (no account) and returns to the page; "forget" clears it."""
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}) or not target.startswith("/"):
+        target = "/"
+    response = redirect(target)
+    if "forget" in request.POST:
+        response.delete_cookie(RIG_COOKIE)
+        return response
+    values = [request.POST.get(name, "").strip()[:24] for name in RIG_FIELDS]
+    gpu_ok = any(g.slug == values[0] for g in load_gpus())
+    if gpu_ok and values[1].isdigit() and 1 <= int(values[1]) <= 8 and values[2].isdigit() and int(values[2]) <= 4096:
+        response.set_cookie(RIG_COOKIE, ",".join(values), max_age=RIG_COOKIE_SECONDS, samesite="Lax", httponly=True)
+    return response
+
+
 def _wants_markdown(request: HttpRequest) -> bool:
     accept = request.headers.get("Accept", "")
     return MARKDOWN in accept and "text/html" not in accept.split(MARKDOWN)[0]
 
 
 @require_GET
-@vary_on_headers("HX-Request", "Accept")
+@vary_on_headers("HX-Request", "Accept", "Cookie")
 def model_detail(request: HttpRequest, org: str, name: str) -> HttpResponse:
     loaded = _load(request, org, name)
     if isinstance(loaded, HttpResponse):

@@ -67,6 +67,7 @@ def environment(**options) -> Environment:
             "requests_phrase": labels.requests_phrase,
             "source_detail": labels.source_detail,
             "spec_note": labels.spec_note,
+            "limit_label": labels.limit_label,
             "faq_entities": faq_entities,
             "engine_name": labels.engine_name,
             "precision_name": labels.precision_name,

@@ -31,6 +31,13 @@ PAGE_TYPES: dict[str, tuple[str, int]] = {
     "model-dense": ("/{lang}/models/meta-llama/Llama-3.1-8B-Instruct/", 200),
     "methodology": ("/{lang}/methodology/", 200),
     "validation": ("/{lang}/validation/", 200),
+    "model-faq": ("/{lang}/models/zai-org/GLM-5.3-Flash/faq/", 200),
+    "can-it-run": ("/{lang}/models/openai/gpt-oss-120b/runs-on/mac-128/", 200),
+    "gpu-index": ("/{lang}/gpus/", 200),
+    "gpu": ("/{lang}/gpus/h200-sxm/", 200),
+    "providers": ("/{lang}/providers/", 200),
+    "provider": ("/{lang}/providers/runpod/", 200),
+    "compare": ("/{lang}/compare/?models=zai-org/GLM-5.3-Flash,meta-llama/Llama-3.1-8B-Instruct,Qwen/Qwen3-30B-A3B", 200),
     "unknown-model": ("/{lang}/models/acme-labs/Imaginary-7B/", 404),
     "not-found": ("/{lang}/no-such-page/", 404),
 }

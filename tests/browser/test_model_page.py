@@ -102,3 +102,16 @@ def test_the_form_works_without_javascript(chromium_browser, live_server, seed_s
     page.wait_for_url("**precision=int8**")
     assert page.locator("[data-card=need]").inner_text().replace("\xa0", " ") == "372 GB"
     context.close()
+
+
+def test_copy_button_puts_the_command_on_the_clipboard(chromium_browser, live_server, seed_site):
+    context = chromium_browser.new_context(base_url=live_server.url)
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
+    page = context.new_page()
+    page.goto(GLM)
+    page.click("button[data-copy=cmd-cloud]")
+    page.wait_for_function("() => document.querySelector('button[data-copy=cmd-cloud]').textContent !== 'Copy'")
+    copied = page.evaluate("() => navigator.clipboard.readText()")
+    assert copied == page.locator("#cmd-cloud").inner_text().strip()
+    assert copied.startswith("vllm serve zai-org/GLM-5.3-Flash")
+    context.close()

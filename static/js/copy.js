@@ -1,0 +1,13 @@
+// Copy buttons: <button data-copy="ID"> copies the text of the element with that id. One listener on the
+// document, so buttons that HTMX swaps in work too. Without JavaScript the commands stay selectable text.
+document.addEventListener("click", (event) => {
+  const button = event.target.closest("button[data-copy]");
+  if (!button) return;
+  const source = document.getElementById(button.dataset.copy);
+  if (!source || !navigator.clipboard) return;
+  navigator.clipboard.writeText(source.textContent.trim()).then(() => {
+    const label = button.textContent;
+    button.textContent = button.dataset.copied || "✓";
+    setTimeout(() => { button.textContent = label; }, 1500);
+  });
+});

@@ -1,0 +1,87 @@
+"""Run it yourself on the model page: the reader's GPU + RAM split, the commands that start each configuration,
+and the machine remembered in a cookie."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from models_catalog import services
+from tests.models_catalog.html import parse
+
+SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
+GLM = "/en/models/zai-org/GLM-5.3-Flash/"
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def site():
+    services.model_import_offline(
+        SHIPPED, only=["zai-org/GLM-5.3-Flash", "openai/gpt-oss-120b", "meta-llama/Llama-3.1-8B-Instruct"]
+    )
+    call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
+
+
+def _rows(page):
+    return {r.attrs["data-file-type"]: r for r in page.one("table", id="rig-table").select("tr", data_file_type=True)}
+
+
+def test_an_moe_model_runs_on_one_rtx_4090_with_its_experts_in_ram(client, site):
+    page = parse(client.get("/en/models/openai/gpt-oss-120b/?rig=rtx-4090&ram=128").content)
+
+    q4 = _rows(page)["Q4_K_M"]
+    assert q4.attrs["data-fits"] == "true" and q4.attrs["data-placement"] in ("n_cpu_moe", "experts_cpu")
+    command = page.one("pre", id="cmd-rig").text
+    assert command.startswith("llama-server -m gpt-oss-120b-Q8_0.gguf") and (
+        "--n-cpu-moe" in command or "-ot" in command
+    )
+
+
+def test_glm_needs_two_bit_files_and_system_ram_on_a_4090(client, site):
+    rows = _rows(parse(client.get(GLM + "?ram=128").content))
+    assert rows["Q8_0"].attrs["data-fits"] == "false"
+    assert rows["Q2_K"].attrs["data-fits"] == "true"
+    assert parse(client.get(GLM + "?ram=16").content).select("pre", id="cmd-rig") == []  # nothing fits 16 GB of RAM
+
+
+def test_a_dense_model_that_fits_the_card_stays_on_the_gpu(client, site):
+    rows = _rows(parse(client.get("/en/models/meta-llama/Llama-3.1-8B-Instruct/?rig=rtx-4090").content))
+    assert rows["Q8_0"].attrs["data-placement"] == "gpu"
+
+
+def test_commands_start_the_cheapest_configuration_and_the_smallest_mac(client, site):
+    page = parse(client.get(GLM).content)
+
+    cloud = page.one("pre", id="cmd-cloud").text
+    assert (
+        cloud
+        == "vllm serve zai-org/GLM-5.3-Flash --tensor-parallel-size 8 --max-model-len 8192 --gpu-memory-utilization 0.9"
+    )
+    mac = page.one("pre", id="cmd-mac").text
+    assert "mlx_lm.server --model mlx-community/GLM-5.3-Flash-" in mac
+    sglang = parse(client.get(GLM + "?engine=sglang").content).one("pre", id="cmd-cloud").text
+    assert sglang.startswith("python -m sglang.launch_server --model-path zai-org/GLM-5.3-Flash")
+
+
+def test_the_remembered_machine_answers_every_page_until_forgotten(client, site):
+    response = client.post("/en/my-machine/", {"rig": "rtx-5090", "rig_gpus": "2", "ram": "256", "next": GLM})
+    assert response.status_code == 302 and response["Location"] == GLM
+    page = parse(client.get("/en/models/openai/gpt-oss-120b/").content)
+    assert "2 × RTX 5090 32GB with 256 GB of RAM" in page.one(id="rig-caption").text
+    assert page.one("select", name="rig").one("option", selected=True).attrs["value"] == "rtx-5090"
+    # a permalink that names a machine wins over the cookie
+    named = parse(client.get("/en/models/openai/gpt-oss-120b/?rig=rtx-3090&ram=64").content)
+    assert "1 × RTX 3090 24GB with 64 GB of RAM" in named.one(id="rig-caption").text
+    client.post("/en/my-machine/", {"forget": "1", "next": GLM})
+    assert "1 × RTX 4090 24GB with 64 GB of RAM" in parse(client.get(GLM).content).one(id="rig-caption").text
+
+
+def test_remembering_refuses_bad_values_and_foreign_redirects(client, site):
+    response = client.post(
+        "/en/my-machine/", {"rig": "warp-core", "rig_gpus": "2", "ram": "64", "next": "https://evil.example/"}
+    )
+    assert response["Location"] == "/"
+    assert "gpufit_rig" not in response.cookies
