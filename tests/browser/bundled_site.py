@@ -37,7 +37,10 @@ PAGE_TYPES: dict[str, tuple[str, int]] = {
     "gpu": ("/{lang}/gpus/h200-sxm/", 200),
     "providers": ("/{lang}/providers/", 200),
     "provider": ("/{lang}/providers/runpod/", 200),
-    "compare": ("/{lang}/compare/?models=zai-org/GLM-5.3-Flash,meta-llama/Llama-3.1-8B-Instruct,Qwen/Qwen3-30B-A3B", 200),
+    "compare": (
+        "/{lang}/compare/?models=zai-org/GLM-5.3-Flash,meta-llama/Llama-3.1-8B-Instruct,Qwen/Qwen3-30B-A3B",
+        200,
+    ),
     "unknown-model": ("/{lang}/models/acme-labs/Imaginary-7B/", 404),
     "not-found": ("/{lang}/no-such-page/", 404),
 }

@@ -59,7 +59,7 @@ def test_faq_answer_changes_when_prices_change(client, seed_site):
 def test_faq_json_ld_in_german(client, seed_site):
     data = _json_ld(client.get("/de/models/zai-org/GLM-5.3-Flash/faq/").content)
     assert data["inLanguage"] == "de"
-    assert "Wie viel VRAM braucht GLM-5.3-Flash?" == data["mainEntity"][0]["name"]
+    assert data["mainEntity"][0]["name"] == "Wie viel VRAM braucht GLM-5.3-Flash?"
 
 
 def test_markdown_twin_carries_the_same_numbers_as_the_html(client, seed_site):

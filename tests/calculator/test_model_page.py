@@ -340,7 +340,9 @@ def test_fine_tuning_framework_is_a_setting_with_a_stated_default(client, seed_s
     _, default = _get(client, "/en/models/meta-llama/Llama-3.1-8B-Instruct/?mode=qlora&precision=int4")
     assert default.one("select", name="framework").one("option", selected=True).attrs["value"] == "transformers"
     assert "Hugging Face Transformers + PEFT" in default.one("p", data_setting=True).text
-    _, unsloth = _get(client, "/en/models/meta-llama/Llama-3.1-8B-Instruct/?mode=qlora&precision=int4&framework=unsloth")
+    _, unsloth = _get(
+        client, "/en/models/meta-llama/Llama-3.1-8B-Instruct/?mode=qlora&precision=int4&framework=unsloth"
+    )
     assert "Unsloth" in unsloth.one("p", data_setting=True).text
     assert default.one(data_card="need").text != unsloth.one(data_card="need").text
     assert unsloth.one("a", id="permalink").attrs["href"].endswith("framework=unsloth")
