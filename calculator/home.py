@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from django.core.cache import cache
-from django.db.models import Max
+from django.db.models import F, Max
 
 from calculator.estimation import GIB, RankedOffer, Workload, apple_fit, estimate, rank, usable_bytes
 from models_catalog.models import Model
@@ -71,7 +71,12 @@ def home_answers() -> HomeAnswers:
 
 
 def _compute() -> HomeAnswers:
-    models = list(Model.objects.exclude(config__isnull=True).order_by("-downloads", "-params_total"))
+    # PostgreSQL sorts NULL first in descending order, SQLite last: say which
+    models = list(
+        Model.objects.exclude(config__isnull=True).order_by(
+            F("downloads").desc(nulls_last=True), F("params_total").desc(nulls_last=True), "id"
+        )
+    )
     offers = current_offers(pricing_kinds=("on-demand",))
     gpus = load_gpus()
     card = usable_bytes(CARD_GB * 10**9)

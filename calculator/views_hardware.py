@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from django.db.models import F
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
@@ -61,7 +62,9 @@ def gpu_index(request: HttpRequest) -> HttpResponse:
 
 def _catalog_specs(limit: int) -> list[tuple[str, str, float | None, Any]]:
     rows = []
-    models = Model.objects.exclude(config__isnull=True).order_by("-downloads", "-params_total")[: limit * 2]
+    models = Model.objects.exclude(config__isnull=True).order_by(
+        F("downloads").desc(nulls_last=True), F("params_total").desc(nulls_last=True), "id"
+    )[: limit * 2]
     for model in models:
         try:
             spec = spec_from_model(model)

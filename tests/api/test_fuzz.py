@@ -14,8 +14,10 @@ from typing import Any
 
 import pytest
 import schemathesis
+from django.core import signals
 from django.core.management import call_command
 from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
 from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
@@ -69,7 +71,16 @@ def api_schema(settings):
     services.model_import_offline(SHIPPED)
     call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
     api_prices_load()
-    return schemathesis.openapi.from_wsgi("/api/v1/openapi.json", get_wsgi_application())
+    # The WSGI handler closes database connections when a request starts and ends; inside the test's transaction
+    # that would close the one connection the test holds (PostgreSQL then answers "the connection is closed").
+    # Django's own test client disconnects these receivers the same way.
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    try:
+        yield schemathesis.openapi.from_wsgi("/api/v1/openapi.json", get_wsgi_application())
+    finally:
+        signals.request_started.connect(close_old_connections)
+        signals.request_finished.connect(close_old_connections)
 
 
 def _label(run: tuple[str, str, schemathesis.GenerationMode, dict[str, Any], int]) -> str:

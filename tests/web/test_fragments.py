@@ -57,3 +57,11 @@ def test_no_view_decides_fragment_or_page_by_itself():
             if isinstance(node, ast.Attribute) and node.attr == "htmx" and getattr(node.value, "id", "") == "request":
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert offenders == [], "use web.fragments.wants_fragment(request)"
+
+
+@pytest.mark.django_db
+def test_a_nul_character_in_the_query_never_reaches_the_database(client):
+    api = client.get("/api/v1/models?q=a%00b")
+    assert api.status_code == 400 and api.json()["error"]["parameters"] == {"q": "contains a NUL character"}
+    assert client.get("/en/models/?q=a%00b").status_code == 200
+    assert client.get("/en/compare/?models=zai-org/GLM%005").status_code == 200
