@@ -33,6 +33,5 @@ class NulCharacterGuard:
             cleaned = QueryDict(mutable=True)
             for key, values in request.GET.lists():
                 cleaned.setlist(key.replace(NUL, ""), [v.replace(NUL, "") for v in values])
-            cleaned._mutable = False
-            request.GET = cleaned
+            request.GET = QueryDict(cleaned.urlencode())  # immutable again, as Django hands it to views
         return self.get_response(request)
