@@ -43,7 +43,8 @@ def best_of(repeats: int, number: int, func) -> float:
 
 
 def main() -> None:
-    gpus = load_gpus()
+    # Macs and unified-memory desktops are one machine each (apple_fit), never filled like GPUs: only cards are fitted
+    gpus = [g for g in load_gpus() if g.segment not in ("apple", "unified-desktop")]
     workloads = [
         Workload(),
         Workload(precision="q4_k_m", engine="llama.cpp", context=32768, concurrency=4, kv_dtype="q8_0"),
@@ -83,7 +84,7 @@ def main() -> None:
         print(f"{hub_id:<36} {max(t_one, t_varied) * 1e6:>11.1f} µs {t_cold * 1e6:>13.1f} µs {t_page * 1e3:>9.2f} ms")
     print(
         f"model page = {len(PRECISIONS)} precisions × {len(Mode)} modes = {len(PRECISIONS) * len(Mode)} estimates, "
-        f"each fitted to {len(gpus)} GPUs, per-spec caches cleared first"
+        f"each fitted to {len(gpus)} GPU types (Macs are fitted as one machine, not here), per-spec caches cleared first"
     )
 
 
