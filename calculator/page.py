@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
+from functools import lru_cache
 from typing import Any
 
 from calculator.estimation import (
@@ -888,37 +889,56 @@ class Commands:
     mac: str  # mlx_lm.server (with the sysctl line when the limit must be raised) on the smallest Mac that fits
 
 
+@lru_cache(maxsize=4096)
+def _rig_row(
+    spec: ModelSpec,
+    file_type: str,
+    context: int,
+    concurrency: int,
+    memory_gb: float,
+    bandwidth_gbps: float | None,
+    ram_gib: int,
+    gpus: int,
+) -> RigRow:
+    """One file type on one machine; pure and immutable inputs, so remembered across requests (a split search
+    tries up to two candidates per layer)."""
+    workload = Workload(precision=file_type, context=context, concurrency=concurrency, engine="llama.cpp")
+    verdict = offload_verdict(
+        spec, workload, gpu_memory_gb=memory_gb, gpu_bandwidth_gbps=bandwidth_gbps, ram_bytes=ram_gib * GIB, gpus=gpus
+    )
+    split = verdict.split
+    return RigRow(
+        file_type=split.ftype,
+        fits=verdict.fits,
+        placement=split.placement.value,
+        gpu_layers=split.gpu_layers,
+        cpu_moe_layers=split.cpu_moe_layers,
+        gpu_bytes=split.gpu_bytes,
+        host_bytes=split.host_bytes,
+        tokens_per_s=verdict.speed.tokens_per_s if verdict.fits else None,
+        limit=verdict.speed.limit,
+    )
+
+
 def rig(inputs: PageInputs, hub_id: str) -> Rig | None:
     """The reader's machine from the state (``rig``, ``rig_gpus``, ``ram``): each file type's split and speed."""
     state, spec = inputs.state, inputs.spec
     gpu = next((g for g in inputs.gpus if g.slug == state.rig and g.segment in RIG_SEGMENTS), None)
     if gpu is None:
         return None
-    rows = []
-    for key in RIG_FILE_TYPES:
-        workload = Workload(precision=key, context=state.context, concurrency=state.concurrency, engine="llama.cpp")
-        verdict = offload_verdict(
+    rows = [
+        _rig_row(
             spec,
-            workload,
-            gpu_memory_gb=gpu.memory_gb,
-            gpu_bandwidth_gbps=gpu.memory_bandwidth_gbps,
-            ram_bytes=state.ram * GIB,
-            gpus=state.rig_gpus,
+            key,
+            state.context,
+            state.concurrency,
+            gpu.memory_gb,
+            gpu.memory_bandwidth_gbps,
+            state.ram,
+            state.rig_gpus,
         )
-        split = verdict.split
-        rows.append(
-            RigRow(
-                file_type=split.ftype,
-                fits=verdict.fits,
-                placement=split.placement.value,
-                gpu_layers=split.gpu_layers,
-                cpu_moe_layers=split.cpu_moe_layers,
-                gpu_bytes=split.gpu_bytes,
-                host_bytes=split.host_bytes,
-                tokens_per_s=verdict.speed.tokens_per_s if verdict.fits else None,
-                limit=verdict.speed.limit,
-            )
-        )
+        for key in RIG_FILE_TYPES
+    ]
     best = next((r for r in rows if r.fits), None)
     command = ""
     if best is not None:

@@ -6,6 +6,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from django.core.cache import cache
+from django.db.models import Max
+
 from calculator.estimation import ApiPrice
 from calculator.forms import CalculatorState, PageChoices
 from calculator.page import Build, HostedPrice, PageInputs, build_key, page_choices
@@ -14,8 +17,10 @@ from models_catalog.models import Model
 from models_catalog.selectors import BuildRow, ModelFacts
 from models_catalog.specs import spec_from_model
 from pricing.gpus import GpuSpec, load_gpus
+from pricing.models import Offer, PriceSnapshot
 from pricing.offers import OfferRecord
 from pricing.selectors import HostedApiPrice, api_prices_for, current_offers
+from pricing.services import prices_generation
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +110,23 @@ def model_spec(model: Model) -> ModelSpec:
     return spec
 
 
+OFFERS_SECONDS = 300  # stale marks depend on the clock: re-read at least this often
+
+
+def page_offers() -> tuple[OfferRecord, ...]:
+    """The current on-demand offers every model page ranks, read once per price data state: the key changes with
+    the price generation a refresh bumps, every stored snapshot (a refresh, failed or not) and every stored offer,
+    so no page shows an old price."""
+    snapshot = PriceSnapshot.objects.aggregate(newest=Max("id"))["newest"]
+    offer = Offer.objects.aggregate(newest=Max("id"))["newest"]
+    key = f"page-offers:{prices_generation()}:{snapshot}:{offer}"
+    offers = cache.get(key)
+    if offers is None:
+        offers = tuple(current_offers(pricing_kinds=("on-demand",)))
+        cache.set(key, offers, OFFERS_SECONDS)
+    return offers
+
+
 def page_sources(model: Model, facts: ModelFacts, today: date) -> PageSources:
     """Everything the page computes from; raises ``SpecUnavailable`` when the model cannot be sized."""
     spec = model_spec(model)
@@ -113,7 +135,7 @@ def page_sources(model: Model, facts: ModelFacts, today: date) -> PageSources:
     return PageSources(
         spec=spec,
         builds=builds,
-        offers=tuple(current_offers(pricing_kinds=("on-demand",))),
+        offers=page_offers(),
         gpus=tuple(gpus),
         hosted=tuple(_hosted(row) for row in api_prices_for(model.hub_id, today)),
         today=today,

@@ -39,6 +39,16 @@ def uses_redis() -> bool:
     return bool(settings.REDIS_URL)
 
 
+@pytest.fixture(autouse=True)
+def _empty_cache() -> Iterator[None]:
+    """Each test starts with an empty cache: pages cache what they read per price-data state, and two tests that
+    load the same fixture would otherwise share a key (the database is rolled back, the cache is not)."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+
+
 @pytest.fixture
 def require_postgres() -> None:
     if not uses_postgres():
