@@ -84,7 +84,8 @@ def main() -> None:
         print(f"{hub_id:<36} {max(t_one, t_varied) * 1e6:>11.1f} µs {t_cold * 1e6:>13.1f} µs {t_page * 1e3:>9.2f} ms")
     print(
         f"model page = {len(PRECISIONS)} precisions × {len(Mode)} modes = {len(PRECISIONS) * len(Mode)} estimates, "
-        f"each fitted to {len(gpus)} GPU types (Macs are fitted as one machine, not here), per-spec caches cleared first"
+        f"each fitted to {len(gpus)} GPU types (Macs are fitted as one machine, not here), "
+        "per-spec caches cleared first"
     )
 
 
