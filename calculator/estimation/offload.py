@@ -21,9 +21,10 @@ the RAM bandwidth (estimated, SOURCES.md "Offload"). Pure Python, no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import TypeVar
 
 from models_catalog.architecture import ModelSpec
 
@@ -155,21 +156,28 @@ def gguf_ftype_for(precision: str) -> str:
     return GGUF_FOR_PRECISION.get(name, "Q4_K_M")
 
 
-_TENSORS: dict[tuple[int, str], tuple[ModelSpec, _Tensors]] = {}
+_TENSORS: dict[tuple[int, Hashable], tuple[ModelSpec, _Tensors]] = {}
+V = TypeVar("V")
 _TENSORS_LIMIT = 256
 
 
-def _tensors(spec: ModelSpec, ftype: str) -> _Tensors:
-    """The per-layer bytes of ``spec`` in ``ftype``, cached by identity (a spec is immutable; a page asks for the
-    same layers once per candidate split)."""
-    hit = _TENSORS.get((id(spec), ftype))
+def _by_spec(
+    store: dict[tuple[int, Hashable], tuple[ModelSpec, V]], spec: ModelSpec, key: Hashable, compute: Callable[[], V]
+) -> V:
+    """``compute()`` remembered per spec identity and ``key`` (a spec is immutable; one split search asks for the
+    same per-layer bytes and estimate once per candidate split)."""
+    hit = store.get((id(spec), key))
     if hit is not None and hit[0] is spec:
         return hit[1]
-    if len(_TENSORS) >= _TENSORS_LIMIT:
-        _TENSORS.clear()
-    found = _count_tensors(spec, ftype)
-    _TENSORS[(id(spec), ftype)] = (spec, found)
-    return found
+    if len(store) >= _TENSORS_LIMIT:
+        store.clear()
+    value = compute()
+    store[(id(spec), key)] = (spec, value)
+    return value
+
+
+def _tensors(spec: ModelSpec, ftype: str) -> _Tensors:
+    return _by_spec(_TENSORS, spec, ftype, lambda: _count_tensors(spec, ftype))
 
 
 def _count_tensors(spec: ModelSpec, ftype: str) -> _Tensors:
@@ -196,19 +204,11 @@ def _count_tensors(spec: ModelSpec, ftype: str) -> _Tensors:
     )
 
 
-_ESTIMATES: dict[tuple[int, Workload], tuple[ModelSpec, Breakdown]] = {}
+_ESTIMATES: dict[tuple[int, Hashable], tuple[ModelSpec, Breakdown]] = {}
 
 
 def _estimate(spec: ModelSpec, workload: Workload) -> Breakdown:
-    """estimate(), cached by spec identity and workload: every candidate split of one search shares it."""
-    hit = _ESTIMATES.get((id(spec), workload))
-    if hit is not None and hit[0] is spec:
-        return hit[1]
-    if len(_ESTIMATES) >= _TENSORS_LIMIT:
-        _ESTIMATES.clear()
-    found = estimate(spec, workload)
-    _ESTIMATES[(id(spec), workload)] = (spec, found)
-    return found
+    return _by_spec(_ESTIMATES, spec, workload, lambda: estimate(spec, workload))
 
 
 def _llama_workload(workload: Workload, ftype: str) -> Workload:
