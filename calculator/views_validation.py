@@ -87,6 +87,35 @@ def source_parts(source: str) -> list[SourcePart]:
     return parts
 
 
+# Reader names of the settings a case records; an engine's own flag (max_model_len, gpu_memory_utilization,
+# mem_fraction_static) keeps its name, which is what one types to set it.
+SETTING_LABELS = {
+    "gpu": _("GPU"),
+    "gpus": _("GPUs"),
+    "ftype": _("GGUF type"),
+    "precision": _("Precision"),
+    "context": _("Context"),
+    "concurrency": _("Concurrent requests"),
+    "generated": _("Tokens generated"),
+    "prompt": _("Prompt tokens"),
+    "kv_dtype": _("KV cache type"),
+    "framework": _("Framework"),
+    "mode": _("Mode"),
+    "sequence_length": _("Sequence length"),
+    "batch_size": _("Batch size"),
+    "lora_rank": _("LoRA rank"),
+    "lora_targets": _("LoRA targets"),
+    "optimizer": _("Optimizer"),
+    "gradient_checkpointing": _("Gradient checkpointing"),
+    "measures": _("Measures"),
+    "tensor_parallel": _("Tensor parallel"),
+    "imatrix": _("Importance matrix"),
+    "gpu_total_gib": _("GPU memory (GiB)"),
+    "kv_cache_gib": _("KV cache (GiB)"),
+    "file": _("File"),
+}
+
+
 def settings_text(settings: Any) -> list[str]:
     """The settings a case was measured at, as "name: value" (the model is shown as the case itself)."""
     shown = []
@@ -95,7 +124,7 @@ def settings_text(settings: Any) -> list[str]:
             continue
         if isinstance(value, bool):
             value = gettext("yes") if value else gettext("no")
-        shown.append(f"{name}: {value}")
+        shown.append(f"{SETTING_LABELS.get(name, name)}: {value}")
     return shown
 
 
