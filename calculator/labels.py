@@ -106,6 +106,24 @@ def engine_name(key: str) -> str:
     return found.name if found else key
 
 
+# The attention layout a catalog entry records (models_catalog.summary.attention_label), as readers name it.
+ATTENTION_NAMES: dict[str, Promise] = {
+    "mha": _("MHA (multi-head)"),
+    "gqa": _("GQA (grouped-query)"),
+    "mqa": _("MQA (multi-query)"),
+    "mla": _("MLA (latent)"),
+    "mla+sparse": _("MLA (latent) + sparse"),
+    "sliding": _("sliding window"),
+    "sliding-hybrid": _("sliding window + full"),
+    "linear": _("linear"),
+    "linear-hybrid": _("linear + full"),
+}
+
+
+def attention_name(key: str) -> str:
+    return str(ATTENTION_NAMES.get(key, key))
+
+
 def kv_name(key: str) -> str:
     found = KV_DTYPES.get(key)
     return found.label if found else key
