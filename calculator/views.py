@@ -29,6 +29,7 @@ from models_catalog.views import parsed_hub_id, unknown_model
 from pricing.gpus import load_gpus
 from pricing.services import prices_generation
 from web.fragments import wants_fragment
+from web.rig import RIG_COOKIE, RIG_COOKIE_SECONDS, RIG_FIELDS, parse_rig, remembered_rig
 
 MARKDOWN = "text/markdown"
 
@@ -72,7 +73,7 @@ def _load(request: HttpRequest, org: str, name: str, suffix: str = "") -> Loaded
             "page": page,
             "rig": rig(inputs, model.hub_id),
             "commands": commands(inputs, page, model.hub_id),
-            "remembered_rig": RIG_COOKIE in request.COOKIES,
+            "remembered_rig": remembered_rig(request) is not None,
             "state": parsed.state,
             "choices": choices,
             "ignored": parsed.ignored,
@@ -86,19 +87,13 @@ def _load(request: HttpRequest, org: str, name: str, suffix: str = "") -> Loaded
     )
 
 
-RIG_COOKIE = "gpufit_rig"
-RIG_FIELDS = ("rig", "rig_gpus", "ram")
-RIG_COOKIE_SECONDS = 365 * 24 * 60 * 60
-
-
 def with_remembered_rig(request: HttpRequest) -> QueryDict:
     """The query string, with the reader's remembered machine (a cookie: "rtx-4090,1,64") where the query names
     none; a permalink that carries the machine wins over the cookie."""
-    remembered = request.COOKIES.get(RIG_COOKIE, "")[:64].split(",")
+    remembered = remembered_rig(request)
     query = request.GET.copy()
-    if len(remembered) == len(RIG_FIELDS) and not any(name in query for name in RIG_FIELDS):
-        for name, value in zip(RIG_FIELDS, remembered, strict=True):
-            query[name] = value
+    if remembered is not None and not any(name in query for name in RIG_FIELDS):
+        query["rig"], query["rig_gpus"], query["ram"] = remembered.gpu, str(remembered.gpus), str(remembered.ram_gib)
     return query
 
 
@@ -112,10 +107,9 @@ def remember_rig(request: HttpRequest) -> HttpResponse:
     if "forget" in request.POST:
         response.delete_cookie(RIG_COOKIE)
         return response
-    values = [request.POST.get(name, "").strip()[:24] for name in RIG_FIELDS]
-    gpu_ok = any(g.slug == values[0] for g in load_gpus())
-    if gpu_ok and values[1].isdigit() and 1 <= int(values[1]) <= 8 and values[2].isdigit() and int(values[2]) <= 4096:
-        response.set_cookie(RIG_COOKIE, ",".join(values), max_age=RIG_COOKIE_SECONDS, samesite="Lax", httponly=True)
+    machine = parse_rig(",".join(request.POST.get(name, "").strip()[:24] for name in RIG_FIELDS))
+    if machine is not None and any(g.slug == machine.gpu for g in load_gpus()):
+        response.set_cookie(RIG_COOKIE, machine.cookie_value, max_age=RIG_COOKIE_SECONDS, samesite="Lax", httponly=True)
     return response
 
 

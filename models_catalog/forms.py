@@ -6,7 +6,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from models_catalog.hub_ids import HubId, InvalidHubId, parse_hub_id
-from models_catalog.selectors import MOE_CHOICES, SIZE_BANDS, SORTS, WEIGHT_FITS
+from models_catalog.selectors import MACHINE_FITS, MOE_CHOICES, SIZE_BANDS, SORTS, WEIGHT_FITS
 
 # A page number past this is no page a reader reaches by following links (a million models at 100 a page).
 MAX_PAGE = 10_000
@@ -23,6 +23,7 @@ class CatalogQueryForm(forms.Form):
     size = forms.ChoiceField(required=False, choices=[(k, k) for k in SIZE_BANDS])
     moe = forms.ChoiceField(required=False, choices=[(k, k) for k in MOE_CHOICES])
     fits = forms.ChoiceField(required=False, choices=[(k, k) for k in WEIGHT_FITS])
+    machine = forms.ChoiceField(required=False, choices=[(k, k) for k in MACHINE_FITS])
     sort = forms.ChoiceField(required=False, choices=[(k, k) for k in SORTS])
     page = forms.IntegerField(required=False, min_value=1, max_value=MAX_PAGE)
 
@@ -35,6 +36,7 @@ class CatalogQueryForm(forms.Form):
         "size": "",
         "moe": "",
         "fits": "",
+        "machine": "",
         "sort": "name",
         "page": 1,
     }

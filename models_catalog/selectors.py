@@ -41,6 +41,10 @@ WEIGHT_FITS: dict[str, tuple[int, tuple[int, int]]] = {
     "24gb-int4": (24_000_000_000, (42, 10)),
     "80gb-fp16": (80_000_000_000, (16, 1)),
 }
+# "Runs on my machine": the weights at INT4 (the same 4.2 bits per parameter as "24gb-int4") within the remembered
+# machine's GPU memory ("gpu"), or within its GPU memory plus system RAM, llama.cpp keeping the rest in RAM ("ram").
+MACHINE_FITS = ("gpu", "ram")
+MACHINE_FIT_BITS = (42, 10)
 MOE_CHOICES = ("moe", "dense")
 PER_PAGE = 100
 COUNT_CAP = 1000  # the list counts matches up to here and says "more than" beyond, never COUNT(*) of the table
@@ -95,9 +99,11 @@ def catalog_models(
     size: str = "",
     moe: str = "",
     fits: str = "",
+    machine_bytes: int | None = None,
     sort: str = "name",
 ) -> QuerySet[Model]:
-    """The catalog list's models: the search and every filter of the list page, in the chosen order."""
+    """The catalog list's models: the search and every filter of the list page, in the chosen order.
+    ``machine_bytes``: only models whose weights at INT4 fit within that many bytes (the reader's machine)."""
     models = models_list(query, family, attention, modality, sort)
     if licence:
         models = models.filter(licence=licence)
@@ -113,6 +119,10 @@ def catalog_models(
         limit, bits = WEIGHT_FITS[fits]
         models = models.annotate(weights_bytes=weight_bytes(bits)).filter(
             params_total__isnull=False, weights_bytes__lte=limit
+        )
+    if machine_bytes is not None:
+        models = models.annotate(machine_weights_bytes=weight_bytes(MACHINE_FIT_BITS)).filter(
+            params_total__isnull=False, machine_weights_bytes__lte=machine_bytes
         )
     return models
 

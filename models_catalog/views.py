@@ -14,15 +14,18 @@ from models_catalog import selectors, services
 from models_catalog.client import client_address
 from models_catalog.forms import CatalogQueryForm, HubIdForm, SuggestQueryForm
 from models_catalog.hub_ids import HubId, InvalidHubId, parse_hub_id
+from models_catalog.machine import machine_budget
 from web.fragments import wants_fragment
+from web.rig import remembered_rig
 
 
 @require_GET
-@vary_on_headers("HX-Request")
+@vary_on_headers("HX-Request", "Cookie")  # the remembered machine (a cookie) adds the "My machine" filter
 def model_list(request: HttpRequest) -> HttpResponse:
     form = CatalogQueryForm(request.GET)
     values = form.values()
     filters = form.filters()
+    machine = machine_budget(remembered_rig(request))
     models = selectors.catalog_models(
         str(values["q"]),
         family=str(values["family"]),
@@ -32,6 +35,7 @@ def model_list(request: HttpRequest) -> HttpResponse:
         size=str(values["size"]),
         moe=str(values["moe"]),
         fits=str(values["fits"]),
+        machine_bytes=machine.budget(str(values["machine"])) if machine else None,
         sort=str(values["sort"]),
     )
     page = selectors.catalog_page(models, int(values["page"]), selectors.PER_PAGE)
@@ -59,6 +63,9 @@ def model_list(request: HttpRequest) -> HttpResponse:
         "choices": selectors.filter_choices(),
         "importable": importable,
         "query_errors": sorted(form.errors),
+        "machine": machine,
+        # a link that asks for "runs on my machine" where this browser remembers no machine: the list is unfiltered
+        "machine_missing": bool(values["machine"]) and machine is None,
     }
     template = "models_catalog/_model_rows.html" if wants_fragment(request) else "models_catalog/list.html"
     return render(request, template, context)

@@ -356,3 +356,33 @@ def test_search_boxes_ask_for_suggestions_and_name_their_list(client, catalog):
         assert box.attrs["hx-push-url"] == "false"
         assert box.attrs["aria-controls"] == "catalog-suggestions"
         assert page.one("div", id="catalog-suggestions").attrs["aria-live"] == "polite"
+
+
+def test_runs_on_my_machine_filter_reads_the_remembered_machine(client, catalog):
+    # nothing remembered: no "My machine" filter, and a link that asks for one says why the list is unfiltered
+    page = parse(client.get("/en/models/").content)
+    assert not page.select("select", name="machine")
+    page = parse(client.get("/en/models/?machine=ram").content)
+    assert len(page.select("tr", data_hub_id=True)) == 56
+    assert "remembers no machine" in page.one("p", **{"class": "notice"}).text
+
+    # 2 × RTX 4090 (24 GB each, as marketed) and 64 GiB of RAM, the cookie the model page's "Remember" button sets
+    client.cookies["gpufit_rig"] = "rtx-4090,2,64"
+    page = parse(client.get("/en/models/?machine=gpu").content)
+    assert page.one("select", name="machine").one("option", selected=True).attrs["value"] == "gpu"
+    hint = page.one("p", id="machine-hint").text
+    assert "2 × RTX 4090 24GB (48 GB) and 64 GB of RAM" in hint
+    on_gpus = set(_ids(client.get("/en/models/?machine=gpu").content))
+    with_ram = set(_ids(client.get("/en/models/?machine=ram").content))
+    gpu_bytes, ram_bytes = 2 * 24e9, 64 * 1024**3
+    for m in Model.objects.exclude(params_total=None):
+        weights = m.params_total * 4.2 / 8
+        assert (m.hub_id in on_gpus) == (weights <= gpu_bytes), m.hub_id
+        assert (m.hub_id in with_ram) == (weights <= gpu_bytes + ram_bytes), m.hub_id
+    assert on_gpus < with_ram  # RAM widens the list: e.g. a ~120 B MoE fits only with RAM
+    assert "openai/gpt-oss-120b" in with_ram - on_gpus
+
+    # a cookie a reader edited into nonsense is ignored, never an error
+    client.cookies["gpufit_rig"] = "warp-core,99,-1"
+    response = client.get("/en/models/?machine=gpu")
+    assert response.status_code == 200 and len(_ids(response.content)) == 56
