@@ -124,6 +124,55 @@ def attention_name(key: str) -> str:
     return str(ATTENTION_NAMES.get(key, key))
 
 
+# The architecture a catalog entry records as its family (the config's ``model_type``) as readers name it: names of
+# architectures, the same in every language; one type may serve several releases (glm4_moe: GLM-4.5 to GLM-4.7).
+# A model type not listed here reads by the rule in family_name().
+FAMILY_NAMES: dict[str, str] = {
+    "deepseek_v2": "DeepSeek-V2",
+    "deepseek_v3": "DeepSeek-V3",
+    "deepseek_v32": "DeepSeek-V3.2",
+    "gemma2": "Gemma 2",
+    "gemma3": "Gemma 3",
+    "gemma3_text": "Gemma 3",
+    "glm4_moe": "GLM-4 MoE",
+    "glm4_moe_lite": "GLM-4 MoE Lite",
+    "glm4v_moe": "GLM-4V MoE",
+    "glm5_next": "GLM-5 Next",
+    "glm5_next_text": "GLM-5 Next",
+    "glm_moe_dsa": "GLM MoE (sparse attention)",
+    "gpt_oss": "gpt-oss",
+    "kimi_k2": "Kimi K2",
+    "llama": "Llama",
+    "llama4": "Llama 4",
+    "llama4_text": "Llama 4",
+    "minimax_m2": "MiniMax-M2",
+    "mistral": "Mistral",
+    "mixtral": "Mixtral",
+    "mllama": "Llama 3.2 Vision",
+    "olmo3": "OLMo 3",
+    "phi3": "Phi-3 / Phi-4",
+    "qwen2": "Qwen2",
+    "qwen2_5_vl": "Qwen2.5-VL",
+    "qwen3": "Qwen3",
+    "qwen3_moe": "Qwen3 MoE",
+    "qwen3_next": "Qwen3-Next",
+}
+_FAMILY_WORDS = {"moe": "MoE", "vl": "VL", "oss": "OSS", "glm": "GLM", "gpt": "GPT", "deepseek": "DeepSeek"}
+
+
+def family_name(key: str) -> str:
+    """``qwen3_moe`` → "Qwen3 MoE". Unlisted types: words split at underscores, known abbreviations upper-cased,
+    the rest capitalised ("falcon_h1" → "Falcon H1")."""
+    if not key:
+        return ""
+    if key == "generic":  # the reader found no known layout: a config sized by its generic fields
+        return str(_("other architecture"))
+    if key in FAMILY_NAMES:
+        return FAMILY_NAMES[key]
+    words = [w for w in key.replace("-", "_").split("_") if w]
+    return " ".join(_FAMILY_WORDS.get(w.lower(), w[:1].upper() + w[1:]) for w in words)
+
+
 def kv_name(key: str) -> str:
     found = KV_DTYPES.get(key)
     return found.label if found else key

@@ -71,6 +71,7 @@ def environment(**options) -> Environment:
             "faq_entities": faq_entities,
             "engine_name": labels.engine_name,
             "attention_name": labels.attention_name,
+            "family_name": labels.family_name,
             "precision_name": labels.precision_name,
             "precision_note": lambda key: str(labels.PRECISION_NOTES.get(key, "")),
             "mode_change": lambda key: str(labels.MODE_CHANGES.get(key, "")),

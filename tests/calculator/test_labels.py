@@ -39,3 +39,15 @@ def test_source_notes_we_wrote_read_in_german_and_titles_stay_as_published():
         title = source_detail("ReviewRamble, 'GLM-5.3-Flash GPU-Anforderungen' (German model page)")
     assert hub.startswith("Hugging-Face-Hub-Seite von Qwen/Qwen3-8B") and "29. Nov. 2026" in hub
     assert title == "ReviewRamble, 'GLM-5.3-Flash GPU-Anforderungen' (German model page)"
+
+
+def test_family_names_read_as_architectures_not_config_keys():
+    from calculator.labels import family_name
+
+    assert family_name("qwen3_moe") == "Qwen3 MoE"
+    assert family_name("gpt_oss") == "gpt-oss"
+    assert family_name("glm5_next") == "GLM-5 Next"
+    assert family_name("falcon_h1") == "Falcon H1"  # unlisted: the rule
+    assert family_name("") == ""
+    with translation.override("de"):
+        assert family_name("generic") == "andere Architektur"
