@@ -265,7 +265,7 @@ _NOTES: tuple[tuple[re.Pattern[str], Promise], ...] = (
         re.compile(r"^The checkpoint stores lm_head\.weight separately although tie_word_embeddings is true\.$"),
         _(
             "The checkpoint stores the output head separately although the config says it shares the embedding "
-            "table, so the file holds that table twice."
+            "table, so the file holds that table twice. Engines load it once, and so do the memory figures here."
         ),
     ),
     (

@@ -72,7 +72,7 @@ def _derive(spec: ModelSpec) -> SpecFacts:
         experts_down=experts_down,
         other=0,
     )
-    total = max(0, spec.params_total)
+    total = max(0, spec.params_total - max(0, spec.params_duplicated))  # a duplicated tied head is held once
     not_loaded = min(max(0, spec.params_not_loaded), total)
     counts = _fill(named, total)
     counts_without_mtp = _fill(named, total - not_loaded)

@@ -199,7 +199,9 @@ def model_tensors(spec: ModelSpec) -> tuple[Tensor, ...]:
     if c.lm_head:
         outside.append(Tensor(Role.OUTPUT, h, c.lm_head))
     outside.append(Tensor(Role.KEEP_F32, h, c.norms))
-    text_params = max(0, spec.params_total - min(spec.params_total, max(0, spec.params_not_loaded)) - c.vision)
+    # MTP layers and a duplicated tied head are not in the file (the converters drop them)
+    dropped = max(0, spec.params_not_loaded) + max(0, spec.params_duplicated)
+    text_params = max(0, spec.params_total - min(spec.params_total, dropped) - c.vision)
     rest = text_params - sum(t.elements for t in outside) - sum(t.elements for t in blocks)
     if rest > 0:
         outside.append(Tensor(Role.OTHER, h, rest))

@@ -192,12 +192,14 @@ def build(config: Mapping[str, Any], external: Any) -> dict[str, Any]:
         external, method, overhead, expert_weights, computed_total, active_computed, notes, estimated
     )
     hub_total = _hub_total(external)
+    duplicated = 0
     if (
         hub_total
         and tie
         and counts.embedding
         and abs(hub_total - computed_total - counts.embedding) < 0.005 * hub_total
     ):
+        duplicated = counts.embedding if params.total == hub_total else 0
         notes.append("The checkpoint stores lm_head.weight separately although tie_word_embeddings is true.")
     notes.append(_active_note(bool(shape.experts), tie))
     if counts.mtp:
@@ -230,6 +232,7 @@ def build(config: Mapping[str, Any], external: Any) -> dict[str, Any]:
         "params_active_source": params.active_source,
         "components": components,
         "params_not_loaded": counts.mtp,
+        "params_duplicated": duplicated,
         "experts_routed": shape.experts,
         "experts_shared": d.shared_experts or (1 if d.shared_intermediate else 0),
         "experts_per_token": shape.per_token,

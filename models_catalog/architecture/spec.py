@@ -30,6 +30,10 @@ class ModelSpec:
     params_active_source: str
     components: ParamBreakdown  # computed from the config
     params_not_loaded: int = 0  # stored but not loaded by engines (MTP layers), included in params_total
+    # stored twice: an lm_head the checkpoint keeps although tie_word_embeddings is true; engines and frameworks
+    # hold the tied matrix once (vLLM skips "lm_head." when tied: vllm/model_executor/models/qwen3.py,
+    # vllm-project/vllm@002456df36fc; transformers ties the two parameters). Included in params_total.
+    params_duplicated: int = 0
     experts_routed: int = 0
     experts_shared: int = 0
     experts_per_token: int = 0
@@ -72,8 +76,8 @@ class ModelSpec:
 
     @property
     def params_loaded(self) -> int:
-        """Parameters engines load by default (the stored total minus MTP layers)."""
-        return self.params_total - self.params_not_loaded
+        """Parameters engines load by default (the stored total minus MTP layers and a duplicated tied head)."""
+        return self.params_total - self.params_not_loaded - self.params_duplicated
 
     @property
     def is_moe(self) -> bool:
@@ -122,6 +126,7 @@ class ModelSpec:
             "params_source": self.params_source,
             "params_active_source": self.params_active_source,
             "params_not_loaded": self.params_not_loaded,
+            "params_duplicated": self.params_duplicated,
             "layers": self.num_layers,
             "hidden_size": self.hidden_size,
             "attention": [

@@ -118,6 +118,20 @@ def test_tied_head_stored_separately_is_noted_when_the_hub_total_shows_it():
 
     assert model.params_total == 751_632_384
     assert any("lm_head.weight separately" in note for note in model.notes)
+    # engines hold the tied matrix once: vocabulary × hidden = 151,936 × 1,024 is stored twice, loaded once
+    assert model.params_duplicated == 151_936 * 1_024
+    assert model.params_loaded == 751_632_384 - 151_936 * 1_024
+
+
+def test_tied_head_is_counted_once_in_memory_and_in_the_gguf_file():
+    from calculator.estimation import Workload, estimate
+    from calculator.estimation.gguf import gguf_size
+
+    model = spec("Qwen/Qwen3-0.6B", ParamCounts(total=751_632_384))
+    bf16 = estimate(model, Workload(precision="bf16")).weights_bytes
+    assert bf16 == pytest.approx(2 * (751_632_384 - 151_936 * 1_024), rel=0.001)
+    # one token_embd tensor in the file (8.5 bits per weight at Q8_0): ~0.64 GB, not ~0.80 GB with a second copy
+    assert gguf_size(model, "q8_0").text_bytes < 0.66e9
 
 
 # --- layer layouts ---------------------------------------------------------------------------------
