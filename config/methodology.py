@@ -227,6 +227,13 @@ class Change:
 # Method changes readers can see, newest first (from the history of calculator/estimation).
 CHANGES: tuple[Change, ...] = (
     Change(
+        date(2026, 12, 1),
+        _(
+            "A checkpoint that stores its output head although it shares the embedding table (Qwen3-0.6B, for one) is "
+            "counted once, as engines load it: Qwen3-0.6B’s weights under vLLM were 25 % too high."
+        ),
+    ),
+    Change(
         date(2026, 11, 30),
         _(
             "Speed from a step-time model per engine: bandwidth and compute limits, fixed costs per layer and per "
