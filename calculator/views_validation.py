@@ -41,7 +41,10 @@ KIND_LABELS = {
     "engine_max_concurrency": _("Requests an engine serves at once"),
     "finetune_peak": _("Peak memory of fine-tuning"),
     "decode_tps": _("Decode speed"),
+    "decode_total_tps": _("Decode throughput of all requests together"),
     "prefill_tps": _("Prefill speed"),
+    "offload_gpu_bytes": _("GPU memory of a GPU + RAM split"),
+    "offload_host_bytes": _("Host memory of a GPU + RAM split"),
 }
 
 UNIT_LABELS = {
@@ -113,6 +116,9 @@ SETTING_LABELS = {
     "gpu_total_gib": _("GPU memory (GiB)"),
     "kv_cache_gib": _("KV cache (GiB)"),
     "file": _("File"),
+    "placement": _("Placement"),
+    "gpu_layers": _("Layers on the GPU (-ngl)"),
+    "cpu_moe_layers": _("Layers with experts in RAM (--n-cpu-moe)"),
 }
 
 

@@ -229,6 +229,13 @@ CHANGES: tuple[Change, ...] = (
     Change(
         date(2026, 12, 1),
         _(
+            "GGUF k-quants of gpt-oss keep the experts in their released MXFP4, as llama-quantize does: a Q4_K_M of "
+            "gpt-oss-20b is 11.6 GB, not 15.8 GB. GPU + RAM splits are checked against published llama.cpp logs."
+        ),
+    ),
+    Change(
+        date(2026, 12, 1),
+        _(
             "A checkpoint that stores its output head although it shares the embedding table (Qwen3-0.6B, for one) is "
             "counted once, as engines load it: Qwen3-0.6B’s weights under vLLM were 25 % too high."
         ),

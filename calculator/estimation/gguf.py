@@ -264,8 +264,12 @@ def tensor_types(spec: ModelSpec, ftype: str, *, imatrix: bool = False) -> Itera
     for tensor in tensors:
         if tensor.role is Role.KEEP_F32:
             yield tensor, "F32"
-        elif tensor.native_mxfp4 and ftype in FLOAT_FTYPES:
-            yield tensor, "MXFP4"  # convert_hf_to_gguf keeps gpt-oss experts in their released MXFP4
+        elif tensor.native_mxfp4:
+            # convert_hf_to_gguf keeps gpt-oss experts in their released MXFP4, and llama-quantize refuses to
+            # requantize an already quantized tensor unless --allow-requantize is given ("requantizing from type
+            # mxfp4 is disabled", src/llama-quant.cpp, ggml-org/llama.cpp@007dbbf3fd17): every k-quant build of
+            # gpt-oss keeps its experts in MXFP4, only the other tensors follow the ftype
+            yield tensor, "MXFP4"
         elif ftype in FLOAT_FTYPES:
             yield tensor, default
         else:
