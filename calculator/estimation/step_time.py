@@ -52,12 +52,14 @@ ENGINE_SPEEDS: dict[str, EngineSpeed] = {
             bandwidth_efficiency=0.80,
             quant_bandwidth_efficiency=0.70,
             layer_us=15.0,
-            moe_layer_us=200.0,
+            # SGLang 0.5.7's DeepSeek-R1 TP8 sweep on 8 × H200 (concurrency 8–64, speed.json) puts its MoE layer at
+            # about half of vLLM's (calibrated on those 8 rows); SOURCES.md "Speed" lists the older 0.4.x figures
+            moe_layer_us=100.0,
             step_ms=1.5,
             compute_efficiency=0.55,
             prefill_mfu=0.55,
             cuda_graphs=True,
-            source="SGLang 0.4–0.5 (CUDA graphs up to cuda_graph_max_bs)",
+            source="SGLang 0.5 (CUDA graphs up to cuda_graph_max_bs; its 0.4.1–0.4.3 ran DeepSeek slower)",
         ),
         EngineSpeed(
             key="tensorrt-llm/cuda",
@@ -93,7 +95,9 @@ ENGINE_SPEEDS: dict[str, EngineSpeed] = {
             moe_layer_us=60.0,
             step_ms=0.5,
             compute_efficiency=0.35,
-            prefill_mfu=0.45,
+            # calibrated on 12 prefill rows: llama.cpp discussion 4167 (8 M1/M2 chips, build 8e672ef) and the M2
+            # Ultra bench of b7948; FLOPs are the shader ALUs' FP16 rate (pricing/data/gpus.json)
+            prefill_mfu=0.70,
             cuda_graphs=False,
             layer_split=True,
             prefill_ubatch=512,

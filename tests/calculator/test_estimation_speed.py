@@ -149,3 +149,45 @@ def test_workload_concurrency_is_read_from_the_workload():
     one = speed(spec, Workload(), gpu)
     many = speed(spec, replace(Workload(), concurrency=16), gpu)
     assert many.decode_total and one.decode_total and many.decode_total > one.decode_total
+
+
+@pytest.mark.parametrize(
+    ("slug", "tflops"), [("apple-m1-8c", 2.617), ("apple-m1-ultra-64c", 21.233), ("apple-m2-ultra", 27.2)]
+)
+def test_m1_and_m2_chips_carry_their_gpu_fp16_flops_and_get_a_prefill_estimate(slug, tflops):
+    """metal-benchmarks: cores × 256 FLOPs per core-cycle × clock; the M3 to M5 chips still lack a sourced clock."""
+    gpu = _gpu(slug)
+    assert gpu.fp16_tensor_dense_tflops == tflops and gpu.bf16_dense_tflops is None
+    found = speed(_spec("Qwen/Qwen3-8B"), Workload(precision="q4_0", engine="llama.cpp"), gpu, prompt_tokens=512)
+    assert found.prefill_tokens_per_s and found.ttft_s and found.missing == ()
+
+
+def test_m2_ultra_prefill_of_a_7b_model_lands_in_the_llama_cpp_4167_range():
+    """Discussion 4167: 1,238 tokens/s pp512 Q4_0 on the 76-core M2 Ultra, 1,030 on the 64-core M1 Ultra."""
+    workload = Workload(precision="q4_0", engine="llama.cpp", context=512)
+    spec = _spec("mistralai/Mistral-7B-Instruct-v0.3")
+    m2 = speed(spec, workload, _gpu("apple-m2-ultra"), prompt_tokens=512).prefill_tokens_per_s
+    m1 = speed(spec, workload, _gpu("apple-m1-ultra-64c"), prompt_tokens=512).prefill_tokens_per_s
+    assert m2 is not None and m1 is not None
+    assert 1238 * 0.7 <= m2 <= 1238 * 1.3
+    assert 1030 * 0.7 <= m1 <= 1030 * 1.3
+    assert m2 / m1 == pytest.approx(27.2 / 21.233, rel=0.01)  # compute bound: the ratio of the chips FLOPs
+
+
+def test_deepseek_r1_on_eight_h200_at_four_requests_lands_in_the_vllm_0_11_range():
+    """GPUStack's vLLM 0.11.0 run: mean TPOT 19.36 ms (51.7 tokens/s per request), 196.8 tokens/s in total."""
+    workload = Workload(precision="fp8", engine="vllm", context=440, concurrency=4, load_mtp_layers=False)
+    found = speed(_spec("deepseek-ai/DeepSeek-R1"), workload, _gpu("h200-sxm"), 8)
+    assert found.decode_per_request is not None and found.decode_total is not None
+    assert 51.65 * 0.75 <= found.decode_per_request <= 51.65 * 1.25
+    assert 196.8 * 0.7 <= found.decode_total <= 196.8 * 1.3
+
+
+def test_sglang_pays_less_per_moe_layer_than_vllm_on_deepseek():
+    """SGLang 0.5.7 reaches 78 tokens/s per request at 8 requests on 8 × H200 (InferenceX), vLLM 0.11 52 at 4."""
+    spec, gpu = _spec("deepseek-ai/DeepSeek-R1"), _gpu("h200-sxm")
+    workload = Workload(precision="fp8", context=1536, concurrency=8, load_mtp_layers=False)
+    sglang = speed(spec, replace(workload, engine="sglang"), gpu, 8).decode_per_request
+    vllm = speed(spec, replace(workload, engine="vllm"), gpu, 8).decode_per_request
+    assert sglang is not None and vllm is not None and sglang > vllm
+    assert 78.1 * 0.75 <= sglang <= 78.1 * 1.25
