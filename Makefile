@@ -6,7 +6,7 @@ MANAGE := $(BIN)python manage.py
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run serve-prod worker beat migrate data test check lint typecheck format messages bench clean
+.PHONY: install run serve-prod worker beat migrate data test check lint typecheck format messages bench bench-quick wrk clean
 
 # Creates the virtualenv and installs the project with its test tools (re-runs when pyproject.toml changes).
 $(VENV)/.installed: pyproject.toml
@@ -65,8 +65,25 @@ messages: install
 	$(BIN)pybabel update --input-file locale/django.pot --output-dir locale --domain django --no-fuzzy-matching --ignore-obsolete --width 100
 	$(BIN)pybabel compile --directory locale --domain django --statistics
 
-bench: install
+# The micro-benchmarks, then the HTTP load on gunicorn + PostgreSQL + Redis (bench/load.py; needs both running,
+# prints a table, writes test-artifacts/bench/load.json). Options for it: make bench BENCH_ARGS="--offers 1000000"
+bench: install wrk
 	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)python $$script || exit 1; done
+	@echo "== bench/load.py"; $(BIN)python bench/load.py $(BENCH_ARGS)
+
+# The same, short: fewer requests and models in the micro-benchmarks, 5 s per load target.
+bench-quick: install wrk
+	$(BIN)python bench/bench_estimate.py
+	$(BIN)python bench/bench_pricing.py
+	$(BIN)python bench/bench_model_page.py --requests 20
+	$(BIN)python bench/bench_api.py --requests 20
+	$(BIN)python bench/bench_catalog.py --models 10000 --requests 5
+	$(BIN)python bench/load.py --quick $(BENCH_ARGS)
+
+# The HTTP load generator bench/load.py drives, from Debian's packages.
+wrk:
+	@command -v wrk >/dev/null 2>&1 || { echo "installing wrk"; apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wrk >/dev/null; }
 
 # Full-page PNGs of each page type at phone and desktop width, en/de, light/dark, into test-artifacts/screenshots.
 # Other pages: make screenshots PAGES="/en/models/ /de/methodology/"

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-from bench_model_page import _percentiles, _scratch_database  # noqa: E402
+from bench_model_page import _percentiles, _scratch_database, _without_page_cache  # noqa: E402
 
 ORG_PREFIX = "synthetic-bench-org-"
 REQUESTS = (
@@ -92,6 +92,7 @@ def main() -> None:
         from models_catalog.models import Model
 
         setup_test_environment()
+        _without_page_cache()
         call_command("migrate", verbosity=0)
         start = time.perf_counter()
         Model.objects.bulk_create(synthetic_models(args.models), batch_size=2000)
