@@ -36,7 +36,14 @@ def format_number(value: float | int | None, digits: int = 0, locale: str | None
     """1234567.8 → '1,234,568' (en) / '1.234.568' (de)."""
     if value is None:
         return "–"
-    return _decimal_pattern(max(0, digits)).apply(value, _locale(locale or current_locale()))
+    return _formatted_number(value, max(0, digits), locale or current_locale())
+
+
+# A page prints a few hundred numbers and most recur from page to page (the same sizes, prices and counts): Babel's
+# pattern.apply costs ~15 µs each, a remembered string well under 1 µs.
+@lru_cache(maxsize=65536)
+def _formatted_number(value: float | int | Decimal, digits: int, locale: str) -> str:
+    return _decimal_pattern(digits).apply(value, _locale(locale))
 
 
 @cache
@@ -52,8 +59,12 @@ def format_money(value: float | Decimal | None, digits: int = 2, locale: str | N
     prices ('$0.075')."""
     if value is None:
         return "–"
-    loc = locale or current_locale()
-    return _money_pattern(digits, loc).apply(value, _locale(loc), currency="USD", currency_digits=digits == 2)
+    return _formatted_money(value, digits, locale or current_locale())
+
+
+@lru_cache(maxsize=65536)
+def _formatted_money(value: float | Decimal, digits: int, locale: str) -> str:
+    return _money_pattern(digits, locale).apply(value, _locale(locale), currency="USD", currency_digits=digits == 2)
 
 
 def format_gb(value_bytes: float | int | None, digits: int | None = None, locale: str | None = None) -> str:
