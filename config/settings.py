@@ -2,14 +2,18 @@
 
 With no DATABASE_URL / REDIS_URL the site runs on an embedded default: SQLite in the project, the local-memory
 cache, and Celery tasks executed eagerly in the web process. Production sets SECRET_KEY, ALLOWED_HOSTS,
-DATABASE_URL, REDIS_URL and HTTPS=1, which makes `manage.py check --deploy` pass without warnings.
+DATABASE_URL, REDIS_URL and HTTPS=1, which makes `manage.py check --deploy` pass without warnings. Behind a
+reverse proxy (TLS termination, a load balancer) it also sets TRUSTED_PROXY_HOPS to the number of proxies: only
+then are X-Forwarded-For and X-Forwarded-Proto believed (a client can write either header itself).
 """
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
 from config.env import env_bool, env_int, env_list, env_str
@@ -20,10 +24,17 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 # The "django-insecure-" prefix makes `check --deploy` flag it if it ever reaches production.
 _DEVELOPMENT_SECRET_KEY = "django-insecure-development-only-key-1f0c8e3a9b7d"
 SECRET_KEY = env_str("SECRET_KEY") or _DEVELOPMENT_SECRET_KEY
+# The served application (config/wsgi.py, config/asgi.py) refuses to start on this key unless DEBUG is on;
+# management commands and tests keep running on it.
+SECRET_KEY_IS_DEVELOPMENT = SECRET_KEY == _DEVELOPMENT_SECRET_KEY
 # DEBUG is never implied: it is on only when asked for explicitly.
 DEBUG = env_bool("DEBUG", default=False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+# Where the admin lives ("admin/" unless ADMIN_PATH says otherwise); robots.txt keeps crawlers out of it.
+ADMIN_PATH = (env_str("ADMIN_PATH") or "admin/").strip("/") + "/"
+if ADMIN_PATH == "/":
+    raise ImproperlyConfigured("ADMIN_PATH must name a path such as 'admin/', not the site's root")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -36,14 +47,22 @@ INSTALLED_APPS = [
     "django.contrib.humanize",
     "django_htmx",
     "csp",
+    "axes",
     "models_catalog",
     "pricing",
     "calculator",
 ]
 
 MIDDLEWARE = [
+    # Outermost: a HEAD request is served as the GET it mirrors, so everything below sees a GET (web/middleware.py).
+    "web.middleware.HeadAsGet",
     "django.middleware.security.SecurityMiddleware",
+    "django_permissions_policy.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # zstd, br or gzip for HTML and JSON on the way out (static files come precompressed from WhiteNoise above).
+    "django_http_compression.middleware.HttpCompressionMiddleware",
+    # Cached pages answer here, before sessions, CSRF and the view (config/page_cache.py).
+    "config.page_cache.PageCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -53,7 +72,10 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "web.middleware.NulCharacterGuard",
+    "web.middleware.DatabaseUnavailable",
     "csp.middleware.CSPMiddleware",
+    # Last, as django-axes asks: turns a refused admin sign-in into its 429 answer.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -93,9 +115,24 @@ TEMPLATES = [
 # --- Database ---------------------------------------------------------------------------------------------------
 DATABASE_URL = env_str("DATABASE_URL")
 if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 60))}
+    # Health checks: a connection kept between requests is tested before a request reuses it, so the first
+    # request after a database restart (or a dropped connection) reconnects instead of failing.
+    DATABASES = {
+        "default": dj_database_url.parse(
+            DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 60), conn_health_checks=True
+        )
+    }
 else:
     DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": str(BASE_DIR / "db.sqlite3")}}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Concurrent writers (an import, a price refresh, a page) wait their turn instead of failing with "database is
+    # locked": WAL lets readers go on while one writes, a transaction takes the write lock when it begins (a
+    # deferred one that read first cannot wait for it and fails at once), and a writer waits up to `timeout` s.
+    DATABASES["default"]["OPTIONS"] = {
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+        "transaction_mode": "IMMEDIATE",
+        "timeout": env_int("SQLITE_BUSY_TIMEOUT_S", 20),
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache and Celery -------------------------------------------------------------------------------------------
@@ -103,9 +140,13 @@ REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Django's Redis cache, answering "not cached" instead of raising while Redis is down (web/cache.py)
+            "BACKEND": "web.cache.FailSoftRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "gpufit"),
+            # Redis answers in milliseconds; one that is down or hung fails the cache call within a second instead
+            # of holding the request (redis-py's default is to wait forever).
+            "OPTIONS": {"socket_connect_timeout": 1.0, "socket_timeout": 1.0},
         }
     }
 else:
@@ -117,9 +158,41 @@ CELERY_RESULT_BACKEND = REDIS_URL or "cache+memory://"
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
+# A task whose worker process died (OOM, SIGKILL) goes back to the queue instead of being dropped as failed: with
+# acks_late its message was never acknowledged, and every task is idempotent, so running it again is safe.
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = 300
 CELERY_TASK_SOFT_TIME_LIMIT = 240
+# The longest countdown a retry waits: pricing.refresh_api_prices backs off from 60 s, doubling, over 5 retries
+# (60 × 2⁴ s); tests/config/test_celery.py checks every registered task against it.
+CELERY_RETRY_COUNTDOWN_MAX_S = 960
+# With acks_late a message stays unacknowledged while its task runs and while a retry waits for its countdown;
+# Redis hands an unacknowledged message to another worker after this long (a worker killed mid-task: its message
+# comes back). It outlasts the longest a healthy worker holds one, or a slow task or a retry would run twice; a
+# worker sweeps for such messages at start and about every 100 s.
+CELERY_VISIBILITY_TIMEOUT_S = env_int(
+    "CELERY_VISIBILITY_TIMEOUT_S", CELERY_RETRY_COUNTDOWN_MAX_S + CELERY_TASK_TIME_LIMIT + 60
+)
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": CELERY_VISIBILITY_TIMEOUT_S,
+    # A publish (an import POST) fails within seconds when Redis is down or hung instead of waiting on the socket.
+    "socket_connect_timeout": 1.0,
+    "socket_timeout": 2.0,
+}
+# One retry of a failed publish, at once: a hung Redis costs a POST at most 2 × socket_timeout.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.5, "interval_max": 0.5}
+CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = 1.0
+CELERY_REDIS_SOCKET_TIMEOUT = 5.0
+# The catalog import (models_catalog/tasks.py) tries a Hub outage again this often, at most this long apart.
+CATALOG_IMPORT_MAX_RETRIES = 3
+CATALOG_IMPORT_RETRY_BACKOFF_MAX_S = 120
+# An on-demand import still queued or running after every attempt could have run to its hard time limit has
+# stalled (its worker died, its message was lost): the reaper records it as failed, and posting the id queues it
+# again (models_catalog.services.import_requests_expire).
+CATALOG_IMPORT_TIME_LIMIT_S = (CATALOG_IMPORT_MAX_RETRIES + 1) * CELERY_TASK_TIME_LIMIT + (
+    CATALOG_IMPORT_MAX_RETRIES * CATALOG_IMPORT_RETRY_BACKOFF_MAX_S
+)
 CELERY_RESULT_EXPIRES = 3600
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
@@ -127,6 +200,8 @@ CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     # Liveness of the worker path: broker → worker → result backend, every five minutes.
     "health-ping": {"task": "config.tasks.health_ping", "schedule": 300.0},
+    # On-demand Hub imports stalled past CATALOG_IMPORT_TIME_LIMIT_S are recorded as failed, every five minutes.
+    "catalog-expire-imports": {"task": "models_catalog.expire_import_requests", "schedule": 300.0},
     # Prices: one entry per provider API, each refresh its own task (pricing/tasks.py), on the provider's pace.
     # RunPod: GraphQL gpuTypes, hourly (prices move with stock).
     "prices-runpod": {"task": "pricing.refresh_provider", "schedule": 3600.0, "args": ("runpod",)},
@@ -153,6 +228,8 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     "api-prices-openrouter": {"task": "pricing.refresh_api_prices", "schedule": 86400.0},
     # The daily price index per GPU (yesterday settles, today so far), every 6 hours; rows are kept indefinitely.
     "price-index": {"task": "pricing.compute_price_index", "schedule": 21600.0},
+    # Retention: fold finished days into the price history, then delete raw offers past PRICING_OFFER_RETENTION_DAYS.
+    "prices-prune": {"task": "pricing.prune_offers", "schedule": 86400.0},
     # Providers without an API: re-read the curated dated offer files daily (one task per provider).
     "prices-curated": {"task": "pricing.refresh_curated", "schedule": 86400.0},
 }
@@ -183,7 +260,8 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = not STATIC_MANIFEST
 
 # --- Security ---------------------------------------------------------------------------------------------------
-# HTTPS=1 in production (behind a TLS-terminating proxy that sets X-Forwarded-Proto).
+# HTTPS=1 in production. Behind a TLS-terminating proxy also set TRUSTED_PROXY_HOPS (see the docstring), or every
+# request looks like plain HTTP and SECURE_SSL_REDIRECT redirects it again and again.
 HTTPS = env_bool("HTTPS", default=False)
 SECURE_SSL_REDIRECT = HTTPS
 SESSION_COOKIE_SECURE = HTTPS
@@ -191,10 +269,61 @@ CSRF_COOKIE_SECURE = HTTPS
 SECURE_HSTS_SECONDS = 31_536_000 if HTTPS else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
 SECURE_HSTS_PRELOAD = HTTPS
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if HTTPS else None
+# X-Forwarded-Proto is believed only with a proxy in front (TRUSTED_PROXY_HOPS > 0, the same count that makes
+# X-Forwarded-For believed): without one, any client could claim HTTPS. The nearest proxy must set the header,
+# replacing any value the client sent.
+# Reverse proxies in front of the app that append to X-Forwarded-For (0: use the socket address).
+TRUSTED_PROXY_HOPS = env_int("TRUSTED_PROXY_HOPS", 0)
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if TRUSTED_PROXY_HOPS > 0 else None
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 SECURE_REFERRER_POLICY = "strict-origin-when-cross-origin"
 X_FRAME_OPTIONS = "DENY"
+# Permissions-Policy (django-permissions-policy): the site uses none of these browser features, so neither a page
+# nor anything it frames may. Only names that current browsers know: Chromium logs a console error for an unknown
+# one, such as FLoC's retired "interest-cohort" (its successor, the Topics API, is "browsing-topics"). Writing to
+# the clipboard (the copy buttons) keeps its default: this origin only.
+PERMISSIONS_POLICY: dict[str, list[str]] = {
+    feature: []
+    for feature in (
+        "accelerometer",
+        "autoplay",
+        "bluetooth",
+        "browsing-topics",
+        "camera",
+        "display-capture",
+        "encrypted-media",
+        "geolocation",
+        "gyroscope",
+        "hid",
+        "idle-detection",
+        "magnetometer",
+        "microphone",
+        "midi",
+        "payment",
+        "publickey-credentials-get",
+        "screen-wake-lock",
+        "serial",
+        "usb",
+        "xr-spatial-tracking",
+    )
+}
+
+# Admin sign-in attempts (django-axes): counted per client address (models_catalog.client, the same address the
+# API's rate limit counts) and per account; past AXES_FAILURE_LIMIT failures either one is refused with 429 before
+# any password is checked, until ADMIN_LOGIN_COOLOFF_MINUTES pass without another try. The count lives in Redis when
+# REDIS_URL is set, so every web process shares it; without Redis (one process) in the database, since the
+# local-memory cache would give each process its own count.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked client or account before the password check
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler" if REDIS_URL else "axes.handlers.database.AxesDatabaseHandler"
+AXES_FAILURE_LIMIT = env_int("ADMIN_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("ADMIN_LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_CLIENT_IP_CALLABLE = "models_catalog.client.client_address"
+AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False  # no banner on every start of every command; failures and lockouts are still logged
 
 # Content Security Policy: every page loads only from this origin; no third-party requests.
 CONTENT_SECURITY_POLICY = {
@@ -222,6 +351,13 @@ LOGGING = {
 
 # --- Product ----------------------------------------------------------------------------------------------------
 SITE_NAME = "gpufit"
+# Rendered pages kept in the default cache (config/page_cache.py) at most this long; a price refresh or a model
+# import replaces them at once. 0 turns the page cache off.
+PAGE_CACHE_SECONDS = env_int("PAGE_CACHE_SECONDS", 600)
+# What a browser or a CDN in front may reuse without asking again, and how long it may serve a stale copy while
+# it revalidates (with the ETag) in the background.
+PAGE_CACHE_MAX_AGE_SECONDS = env_int("PAGE_CACHE_MAX_AGE_SECONDS", 60)
+PAGE_CACHE_STALE_WHILE_REVALIDATE_SECONDS = env_int("PAGE_CACHE_STALE_WHILE_REVALIDATE_SECONDS", 300)
 
 # --- Pricing ----------------------------------------------------------------------------------------------------
 # Provider API credentials come only from the environment (never committed); a provider whose API needs a key
@@ -240,6 +376,12 @@ PRICING_VASTAI_MAX_PAGES = env_int("PRICING_VASTAI_MAX_PAGES", 20)
 PRICING_ENDPOINT_OVERRIDES = env_list("PRICING_ENDPOINT_OVERRIDES")
 # Offers older than this (or whose provider's last refresh failed) are shown as stale, with their capture date.
 PRICING_STALE_AFTER_HOURS = env_int("PRICING_STALE_AFTER_HOURS", 7 * 24)
+# Hard time limit of one provider refresh (task pricing.refresh_provider; the soft limit is 4/5 of it). The
+# provider's refresh lock lasts exactly this long, so a worker killed mid-refresh frees the provider within it.
+PRICING_REFRESH_TIME_LIMIT_SECONDS = env_int("PRICING_REFRESH_TIME_LIMIT_SECONDS", 300)
+# Raw offers older than this many days are deleted daily (pricing.prune_offers), once folded into the daily price
+# history per GPU and provider (kept indefinitely); each provider's newest snapshot stays whatever its age.
+PRICING_OFFER_RETENTION_DAYS = env_int("PRICING_OFFER_RETENTION_DAYS", 90)
 
 # --- Catalog ----------------------------------------------------------------------------------------------------
 # The Hugging Face Hub the importer reads (tests point a worker at a local server replaying recorded responses).
@@ -256,5 +398,3 @@ CATALOG_IMPORTS_PER_CLIENT_PER_HOUR = env_int("CATALOG_IMPORTS_PER_CLIENT_PER_HO
 # Requests one client may make to /api/v1/ ("<count>/<s|m|h|d>", django-ratelimit's syntax), counted in the default
 # cache (Redis when REDIS_URL is set, so every web process shares the count); empty turns the limit off.
 API_RATE_LIMIT = env_str("API_RATE_LIMIT", "120/m") or ""
-# Reverse proxies in front of the app that append to X-Forwarded-For (0: use the socket address).
-TRUSTED_PROXY_HOPS = env_int("TRUSTED_PROXY_HOPS", 0)

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.contrib.sitemaps import views as sitemap_views
@@ -26,7 +27,7 @@ urlpatterns = [
         {"sitemaps": SITEMAPS},
         name="sitemap_section",
     ),
-    path("admin/", admin.site.urls),
+    path(settings.ADMIN_PATH, admin.site.urls),
     # the JSON API answers the same in every language, so it sits outside the language prefix
     path("api/v1/", include("calculator.api.urls")),
 ]

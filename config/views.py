@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
@@ -41,7 +42,8 @@ def methodology(request: HttpRequest) -> HttpResponse:
 def robots_txt(request: HttpRequest) -> HttpResponse:
     lines = [
         "User-agent: *",
-        "Disallow: /admin/",
+        # a moved admin (ADMIN_PATH) is not named here: robots.txt is public, and would tell anyone where it is
+        *(["Disallow: /admin/"] if settings.ADMIN_PATH == "admin/" else []),
         "Disallow: /healthz",
         "",
         f"Sitemap: {request.build_absolute_uri(reverse('sitemap'))}",

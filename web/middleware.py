@@ -2,11 +2,80 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
-from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
+from django.conf import settings
+from django.db import InterfaceError, OperationalError
+from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict, StreamingHttpResponse
+from django.http.response import HttpResponseBase
+from django.template import loader
+
+logger = logging.getLogger(__name__)
 
 NUL = "\x00"
+# How long a client is asked to wait when the database does not answer (a restart, a failover).
+DATABASE_RETRY_AFTER_S = 30
+
+
+class HeadAsGet:
+    """HEAD is answered wherever GET is, with GET's status and headers and no body (RFC 9110 §9.3.2): uptime
+    monitors and load balancers probe with HEAD, and views (``require_GET``), the sitemaps and the JSON API know only
+    GET. One rule for every URL: everything below this middleware sees a GET, and the body is dropped here, keeping
+    its Content-Length."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        if request.method != "HEAD":
+            return self.get_response(request)
+        request.method = "GET"
+        try:
+            response = self.get_response(request)
+        finally:
+            request.method = "HEAD"  # access logs and signal handlers record what the client asked for
+        if isinstance(response, StreamingHttpResponse):
+            response.streaming_content = []  # a file being served is still closed with the response
+        elif isinstance(response, HttpResponse):
+            if not response.has_header("Content-Length"):
+                response["Content-Length"] = str(len(response.content))
+            response.content = b""
+        return response
+
+
+class DatabaseUnavailable:
+    """The database not answering (down, restarting, out of connections) is a 503 with Retry-After, not a 500: the
+    JSON API answers its error body, pages a short page rendered without touching the database. The exception
+    goes to the log; the response names no host or port."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, OperationalError | InterfaceError):
+            return None
+        logger.error("database unavailable while serving %s", request.path, exc_info=exception)
+        response: HttpResponse
+        if request.path.startswith("/api/"):
+            body = {
+                "error": {
+                    "code": "unavailable",
+                    "message": f"The service is briefly unavailable; try again in {DATABASE_RETRY_AFTER_S} s.",
+                    "parameters": {},
+                }
+            }
+            response = JsonResponse(body, status=503)
+        else:
+            # Rendered like config.views.server_error: no context processors, which may query the database.
+            html = loader.get_template("503.html").render({"request": request, "site_name": settings.SITE_NAME})
+            response = HttpResponse(html, status=503)
+        response["Retry-After"] = str(DATABASE_RETRY_AFTER_S)
+        response["Cache-Control"] = "no-store"
+        return response
 
 
 class NulCharacterGuard:
