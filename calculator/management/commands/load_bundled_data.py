@@ -10,6 +10,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from pricing.services import api_prices_load
+from web.generations import CATALOG_GENERATION
 
 
 class Command(BaseCommand):
@@ -26,3 +27,4 @@ class Command(BaseCommand):
             f"Hosted API prices: {result.added} added, {result.already_present} already present, "
             f"{result.mapped} serve a catalog model"
         )
+        CATALOG_GENERATION.bump()  # pages cached before the load show the loaded catalog at once

@@ -1,0 +1,72 @@
+"""The default cache fails soft: with Redis down or hung the site serves uncached pages and pauses imports.
+
+Real sockets: a closed port (Redis down) and a server that accepts and never answers (Redis hung).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.core.cache import caches
+from django.test import override_settings
+
+from models_catalog import services
+from tests.models_catalog.outages import HungServer, closed_port
+from web import cache as fail_soft
+
+pytestmark = pytest.mark.django_db
+SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
+
+
+def _cache_settings(port: int) -> dict:
+    return {
+        "default": {
+            "BACKEND": "web.cache.FailSoftRedisCache",
+            "LOCATION": f"redis://127.0.0.1:{port}/0",
+            "OPTIONS": {"socket_connect_timeout": 1.0, "socket_timeout": 1.0},
+        }
+    }
+
+
+@pytest.fixture(autouse=True)
+def _fresh_state():
+    fail_soft.FailSoftRedisCache._down_until = 0.0
+    yield
+    fail_soft.FailSoftRedisCache._down_until = 0.0
+    caches["default"].close()
+
+
+def test_every_call_answers_not_cached_when_redis_is_down():
+    with closed_port() as port, override_settings(CACHES=_cache_settings(port)):
+        cache = caches["default"]
+        assert cache.get("k", "fallback") == "fallback"
+        assert cache.get_many(["a", "b"]) == {}
+        cache.set("k", 1)
+        assert cache.add("lock", "me") is False  # no lock on a cache nobody can see
+        assert cache.delete("k") is False
+        assert cache.get_or_set("k", lambda: "computed") == "computed"
+        with pytest.raises(ValueError):  # what django-ratelimit and our import limit take for "no count"
+            cache.incr("counter")
+
+
+def test_a_hung_redis_costs_one_timeout_then_is_skipped():
+    with HungServer(limit_s=20) as server, override_settings(CACHES=_cache_settings(server.port)):
+        cache = caches["default"]
+        assert cache.get("k") is None  # waits out the 1 s socket timeout once
+        first = server.accepted
+        for _ in range(20):
+            assert cache.get("k") is None
+        assert server.accepted == first == 1  # the next calls within the retry interval never reach the socket
+
+
+def test_pages_render_uncached_and_imports_pause_when_redis_is_down(client):
+    services.model_import_offline(SHIPPED)
+    with closed_port() as port, override_settings(CACHES=_cache_settings(port)):
+        for path in ("/en/", "/en/models/", "/en/models/Qwen/Qwen3-8B/", "/en/gpus/"):
+            response = client.get(path)
+            assert response.status_code == 200, path
+            assert response["X-Cache"] == "MISS"
+        response = client.post("/en/models/import/", {"hub_id": "someorg/some-model"})
+        assert response.status_code == 503
+        assert "Imports are paused" in response.content.decode()

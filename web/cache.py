@@ -1,0 +1,83 @@
+"""The default cache on Redis, failing soft: when Redis is down or hung, the site runs as if nothing were cached.
+
+Every cached value here can be computed again (pages, fragments, price-data summaries, generation tokens), so a
+cache that cannot be reached answers "not cached" instead of raising: ``get`` returns the default, writes do
+nothing, ``add`` reports the key as taken (no lock is acquired on a cache nobody can see), ``incr`` raises the
+``ValueError`` callers already handle for a missing key (django-ratelimit then counts from its initial value, so a
+limit fails open for as long as Redis is away). The failure is logged once per outage.
+
+After a failure the cache is skipped for ``RETRY_AFTER_SECONDS`` in this process, so a hung Redis costs one socket
+timeout per process and interval, not one per call (a page makes a handful of cache calls).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
+
+from django.core.cache.backends.redis import RedisCache
+from redis.exceptions import RedisError
+
+logger = logging.getLogger(__name__)
+
+RETRY_AFTER_SECONDS = 5.0
+T = TypeVar("T")
+
+
+class FailSoftRedisCache(RedisCache):
+    _down_until = 0.0  # monotonic time before which this process does not ask Redis again
+
+    def _attempt(self, call: Callable[[], T], fallback: T) -> T:
+        if time.monotonic() < self._down_until:
+            return fallback
+        try:
+            return call()
+        except RedisError as exc:
+            if not self._down_until:
+                logger.warning("cache unavailable, serving uncached: %s", exc)
+            type(self)._down_until = time.monotonic() + RETRY_AFTER_SECONDS
+            return fallback
+
+    def _recovered(self) -> None:
+        if self._down_until and time.monotonic() >= self._down_until:
+            logger.warning("cache reachable again")
+            type(self)._down_until = 0.0
+
+    def get(self, key: Any, default: Any = None, version: int | None = None) -> Any:
+        self._recovered()
+        return self._attempt(lambda: super(FailSoftRedisCache, self).get(key, default, version), default)
+
+    def get_many(self, keys: Iterable[Any], version: int | None = None) -> dict[Any, Any]:
+        self._recovered()
+        return self._attempt(lambda: super(FailSoftRedisCache, self).get_many(keys, version), {})
+
+    def has_key(self, key: Any, version: int | None = None) -> bool:
+        return self._attempt(lambda: super(FailSoftRedisCache, self).has_key(key, version), False)
+
+    def set(self, key: Any, value: Any, timeout: Any = 300, version: int | None = None) -> None:
+        self._attempt(lambda: super(FailSoftRedisCache, self).set(key, value, timeout, version), None)
+
+    def set_many(self, data: Mapping[Any, Any], timeout: Any = 300, version: int | None = None) -> list[Any]:
+        return self._attempt(lambda: super(FailSoftRedisCache, self).set_many(data, timeout, version), list(data))
+
+    def add(self, key: Any, value: Any, timeout: Any = 300, version: int | None = None) -> bool:
+        return self._attempt(lambda: super(FailSoftRedisCache, self).add(key, value, timeout, version), False)
+
+    def touch(self, key: Any, timeout: Any = 300, version: int | None = None) -> bool:
+        return self._attempt(lambda: super(FailSoftRedisCache, self).touch(key, timeout, version), False)
+
+    def delete(self, key: Any, version: int | None = None) -> bool:
+        return self._attempt(lambda: super(FailSoftRedisCache, self).delete(key, version), False)
+
+    def delete_many(self, keys: Iterable[Any], version: int | None = None) -> None:
+        self._attempt(lambda: super(FailSoftRedisCache, self).delete_many(keys, version), None)
+
+    def incr(self, key: Any, delta: int = 1, version: int | None = None) -> int:
+        missing = object()
+        found = self._attempt(lambda: super(FailSoftRedisCache, self).incr(key, delta, version), missing)
+        if found is missing:
+            raise ValueError(f"Key '{key}' not found: the cache is unavailable")
+        assert isinstance(found, int)
+        return found
