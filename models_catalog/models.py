@@ -6,9 +6,13 @@ found, each with its source, so a page can show conflicts side by side instead o
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
+from django.conf import settings
 from django.db import models
 from django.db.models.functions import Lower
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 
@@ -179,13 +183,23 @@ class QuantizedBuild(models.Model):
 
 
 class ImportRequest(models.Model):
-    """A reader asked for a Hub id that is not in the catalog; a task imports it."""
+    """A reader asked for a Hub id that is not in the catalog; a task imports it. One row per lower-cased id."""
 
     class State(models.TextChoices):
         QUEUED = "queued"
         RUNNING = "running"
         DONE = "done"
         FAILED = "failed"
+
+    PENDING_STATES = (State.QUEUED, State.RUNNING)
+    # Failures recorded by the import itself (hub.HubError.state: gated, not_found, not_sizable, unavailable,
+    # rate_limited), and these three recorded around it.
+    TIMED_OUT = "timed_out"  # still pending after CATALOG_IMPORT_TIME_LIMIT_S (a killed worker, a lost message)
+    TIMED_OUT_REASON = "the import did not finish in time; try again"
+    PAUSED = "paused"  # the task could not be queued (Redis down or hung)
+    WORKER_LOST = "worker_lost"  # its worker died on every delivery
+    # Failures that another try may cure: the page offers one.
+    RETRYABLE = frozenset({"unavailable", "rate_limited", TIMED_OUT, PAUSED, WORKER_LOST, "error"})
 
     hub_id = models.CharField(max_length=193)
     state = models.CharField(max_length=8, choices=State.choices, default=State.QUEUED)
@@ -194,14 +208,29 @@ class ImportRequest(models.Model):
     attempts = models.PositiveIntegerField(default=0)
     model = models.ForeignKey(Model, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
+    queued_at = models.DateTimeField(default=timezone.now, help_text="when the current import was queued")
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(Lower("hub_id"), name="import_request_hub_id_ci_unique")]
+        # The reaper's query: pending requests queued before a cutoff.
+        indexes = [models.Index(fields=["state", "queued_at"], name="import_request_by_state")]
 
     def __str__(self) -> str:
         return f"{self.hub_id} ({self.state})"
 
+    @staticmethod
+    def stale_before(now: datetime) -> datetime:
+        """Requests queued before this and still pending have outlived every attempt their task could make."""
+        return now - timedelta(seconds=settings.CATALOG_IMPORT_TIME_LIMIT_S)
+
     @property
     def is_pending(self) -> bool:
-        return self.state in (self.State.QUEUED, self.State.RUNNING)
+        return self.state in self.PENDING_STATES
+
+    def is_stale(self, now: datetime) -> bool:
+        return self.is_pending and self.queued_at < self.stale_before(now)
+
+    @property
+    def can_retry(self) -> bool:
+        return self.state == self.State.FAILED and self.failure in self.RETRYABLE

@@ -124,6 +124,11 @@ def import_start(request: HttpRequest) -> HttpResponse:
         services.import_request_start(hub_id, client_key=client_address(request))
     except services.ImportsThrottled as exc:
         return render(request, "models_catalog/throttled.html", {"hub_id": hub_id, "reason": str(exc)}, status=429)
+    except services.ImportsPaused:
+        response = render(request, "models_catalog/paused.html", {"hub_id": hub_id}, status=503)
+        response["Retry-After"] = "120"
+        response["Cache-Control"] = "no-store"
+        return response
     return redirect("models_catalog:import_status", org=hub_id.org, name=hub_id.name)
 
 

@@ -28,3 +28,32 @@ def test_real_worker_runs_the_health_task(celery_worker):
     assert body["pong"] is True
     assert result.status == "SUCCESS"
     assert celery_worker["hostname"] in (app.control.ping([celery_worker["hostname"]], timeout=2)[0])
+
+
+def _longest_retry_countdown_s(task) -> int:
+    """The longest countdown an automatic retry of `task` waits (celery.app.autoretry, before jitter)."""
+    if not getattr(task, "autoretry_for", ()):
+        return 0
+    if not task.retry_backoff:
+        return int(task.default_retry_delay)
+    if task.max_retries is None:
+        return int(task.retry_backoff_max)
+    factor = int(max(1.0, float(task.retry_backoff)))
+    return min(int(task.retry_backoff_max), factor * 2 ** (task.max_retries - 1))
+
+
+def test_visibility_timeout_outlasts_every_task_holding_its_message():
+    """With acks_late a worker holds a message unacknowledged while a retry waits for its countdown and while the
+    task runs (at most its hard time limit). Redis hands a message held longer than the visibility timeout to
+    another worker, so a shorter one would run a slow task or a waiting retry twice."""
+    app.loader.import_default_modules()
+    own = [task for name, task in app.tasks.items() if not name.startswith("celery.")]
+    assert len(own) >= 3
+    for task in own:
+        countdown = _longest_retry_countdown_s(task)
+        assert countdown <= settings.CELERY_RETRY_COUNTDOWN_MAX_S, task.name
+        time_limit = task.time_limit or settings.CELERY_TASK_TIME_LIMIT
+        assert countdown + time_limit < settings.CELERY_VISIBILITY_TIMEOUT_S, task.name
+    assert settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] == settings.CELERY_VISIBILITY_TIMEOUT_S
+    # Well under Redis's default hour: a killed worker's message comes back within about 22 minutes.
+    assert settings.CELERY_VISIBILITY_TIMEOUT_S == 960 + 300 + 60

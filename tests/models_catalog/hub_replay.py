@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler
@@ -51,11 +52,35 @@ def mount(router: respx.MockRouter, name: str, endpoint: str = ENDPOINT) -> resp
     return router.route(method=rec["method"], url=url, params=params).mock(return_value=response(name))
 
 
+class Stall:
+    """Holds the first request for one path until released (at most `limit_s`): a Hub that hangs mid-import.
+
+    `reached` is set when that request arrives, so a test can act while the importer waits on it.
+    """
+
+    def __init__(self, path: str, limit_s: float = 60.0) -> None:
+        self.path = path
+        self.limit_s = limit_s
+        self.reached = threading.Event()
+        self.released = threading.Event()
+        self._lock = threading.Lock()
+
+    def hold(self, path: str) -> None:
+        with self._lock:
+            if path != self.path or self.reached.is_set():
+                return
+            self.reached.set()
+        self.released.wait(self.limit_s)
+
+
 class _Handler(BaseHTTPRequestHandler):
     recordings: list[dict] = []
+    stall: Stall | None = None
 
     def do_GET(self) -> None:
         parts = urlsplit(self.path)
+        if self.stall is not None:
+            self.stall.hold(parts.path)
         query = {k: v[0] for k, v in parse_qs(parts.query).items()}
         for rec in self.recordings:
             wanted = rec.get("query") or {}
@@ -80,8 +105,15 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def local_hub(names: tuple[str, ...]) -> Iterator[str]:
-    """A Hub on 127.0.0.1 serving the named recordings; yields its endpoint URL. Unknown paths answer 404."""
-    handler = type("RecordedHub", (_Handler,), {"recordings": [recording(n) for n in names]})
+def local_hub(names: tuple[str, ...], stall: Stall | None = None) -> Iterator[str]:
+    """A Hub on 127.0.0.1 serving the named recordings; yields its endpoint URL. Unknown paths answer 404.
+
+    With `stall`, the first request for its path waits until the stall is released (released on exit).
+    """
+    handler = type("RecordedHub", (_Handler,), {"recordings": [recording(n) for n in names], "stall": stall})
     with local_server(handler) as endpoint:
-        yield endpoint
+        try:
+            yield endpoint
+        finally:
+            if stall is not None:
+                stall.released.set()
