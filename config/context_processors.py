@@ -11,7 +11,9 @@ logger = logging.getLogger(__name__)
 
 
 def _prices_captured_at():
-    """The day the newest price was seen, for the footer (called only when a page renders it); None without prices."""
+    """The day the newest price was seen, for the footer (called only when a page renders it); None without prices.
+
+    A cache read per page: the selector computes it once per price-data generation."""
     try:
         return prices_captured_at()
     except Exception:  # a footer must never take a page down

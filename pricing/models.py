@@ -110,7 +110,17 @@ class PriceSnapshot(models.Model):
 
     class Meta:
         ordering = ["-captured_at", "-id"]
-        indexes = [models.Index(fields=["provider", "outcome", "-captured_at"])]
+        # Pages read each provider's newest snapshot three ways (any outcome, newest success, newest good one:
+        # selectors._latest); each is one index lookup per provider however long the history grows.
+        indexes = [
+            models.Index(fields=["provider", "outcome", "-captured_at", "-id"], name="pricing_snap_outcome_newest"),
+            models.Index(fields=["provider", "-captured_at", "-id"], name="pricing_snap_newest"),
+            models.Index(
+                fields=["provider", "-captured_at", "-id"],
+                condition=models.Q(outcome__in=["success", "unchanged"]),
+                name="pricing_snap_good_newest",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.provider_id} {self.captured_at:%Y-%m-%d %H:%M} {self.outcome}"
@@ -147,7 +157,10 @@ class Offer(models.Model):
 
     class Meta:
         ordering = ["price_per_gpu_hour_usd"]
-        indexes = [models.Index(fields=["gpu", "captured_at"])]
+        # The footer's "prices captured" date: the newest capture is the index's last entry. Pages find offers by
+        # snapshot (its foreign key index, and the unique constraint that leads with it); the price history is
+        # read from the folded daily tables, so no index by GPU and date is needed here.
+        indexes = [models.Index(fields=["captured_at"], name="pricing_offer_captured_at")]
         constraints = [
             models.UniqueConstraint(
                 fields=["snapshot", "gpu", "instance_name", "pricing_kind", "term", "region"],
@@ -232,3 +245,50 @@ class GpuPriceIndex(models.Model):
 
     def __str__(self) -> str:
         return f"{self.gpu_id} {self.day} median ${self.median_usd}/GPU-h"
+
+
+class ProviderPriceDay(models.Model):
+    """One provider's prices of one GPU type and pricing kind on one day (USD per GPU-hour), kept indefinitely.
+
+    Folded from snapshots by ``price_index_compute`` together with ``GpuPriceIndex`` (the same offers count: those
+    current at the day's end, see ``pricing.price_index``), so raw offers can be pruned without losing history.
+    """
+
+    gpu = models.ForeignKey(Gpu, on_delete=models.PROTECT, related_name="provider_price_days")
+    provider = models.ForeignKey(Provider, on_delete=models.PROTECT, related_name="price_days")
+    pricing_kind = models.CharField(max_length=10, choices=PRICING_KIND_CHOICES)
+    day = models.DateField()
+    median_usd = models.DecimalField(max_digits=14, decimal_places=6)
+    cheapest_usd = models.DecimalField(max_digits=14, decimal_places=6)
+    offer_count = models.PositiveIntegerField()
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["gpu", "pricing_kind", "day", "provider"]
+        constraints = [
+            # Leads with what the GPU page asks for: one GPU's on-demand days.
+            models.UniqueConstraint(
+                fields=["gpu", "pricing_kind", "day", "provider"], name="pricing_providerpriceday_unique"
+            )
+        ]
+        indexes = [models.Index(fields=["day"], name="pricing_providerpriceday_day")]
+
+    def __str__(self) -> str:
+        return f"{self.provider_id} {self.gpu_id} {self.pricing_kind} {self.day} median ${self.median_usd}/GPU-h"
+
+
+class SettledPriceDay(models.Model):
+    """A day whose price history is final: folded after the day ended, from the snapshots then stored.
+
+    Raw offers are pruned only where every day they count for is settled, and a settled day is never folded again
+    once its offers may be gone (``pricing.retention``).
+    """
+
+    day = models.DateField(unique=True)
+    settled_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["day"]
+
+    def __str__(self) -> str:
+        return f"{self.day} settled {self.settled_at:%Y-%m-%d %H:%M}"

@@ -15,14 +15,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
-from statistics import median
 from typing import TYPE_CHECKING, TypedDict
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db.models import Count, F, Max, OuterRef, Q, Subquery
 
-from .models import ApiPrice, GpuPriceIndex, Offer, PriceSnapshot, Provider
+from .generation import prices_generation
+from .models import ApiPrice, GpuPriceIndex, Offer, PriceSnapshot, Provider, ProviderPriceDay
 from .offers import OfferRecord, as_confidence, as_pricing_kind
+from .price_index import INDEX_KIND
 
 if TYPE_CHECKING:
     from django.db.models import QuerySet
@@ -46,9 +48,11 @@ class ProviderStatus:
 @dataclass(frozen=True, slots=True)
 class PricePoint:
     day: date
-    median_usd: Decimal  # per GPU-hour, over that day's offers
+    median_usd: Decimal  # per GPU-hour, over that day's on-demand offers
     cheapest_usd: Decimal
     offer_count: int
+    provider_count: int = 0
+    cheapest_at: tuple[str, ...] = ()  # providers (names) offering the cheapest price that day
 
 
 def _stale_after() -> timedelta:
@@ -204,41 +208,43 @@ def current_offers(
     return records
 
 
-def price_history(
-    gpu_slug: str, *, pricing_kinds: Iterable[str] = ("on-demand",), since: date | None = None
-) -> list[PricePoint]:
-    """Median and cheapest per-GPU-hour price per day over every snapshot's offers for one GPU type."""
-    offers = Offer.objects.filter(
-        gpu__slug=gpu_slug,
-        pricing_kind__in=list(pricing_kinds),
-        snapshot__outcome=PriceSnapshot.Outcome.SUCCESS,
-    )
+def price_history(gpu_slug: str, *, since: date | None = None) -> list[PricePoint]:
+    """The GPU's daily on-demand prices from the folded history (``pricing.price_index``; it outlives pruned
+    offers), oldest day first: median and cheapest over every provider's offers, and which providers had the
+    cheapest. Two indexed reads: the per-GPU index and the per-provider days."""
+    index = GpuPriceIndex.objects.filter(gpu__slug=gpu_slug)
+    per_provider = ProviderPriceDay.objects.filter(gpu__slug=gpu_slug, pricing_kind=INDEX_KIND)
     if since is not None:
-        offers = offers.filter(captured_at__date__gte=since)
-    by_day: dict[date, dict[tuple, Decimal]] = defaultdict(dict)
-    for captured_at, provider_id, instance, region, term, price in offers.values_list(
-        "captured_at", "provider_id", "instance_name", "region", "term", "price_per_gpu_hour_usd"
-    ):
-        # One price per offer per day, even when several snapshots of that day carry it.
-        by_day[captured_at.astimezone(UTC).date()][(provider_id, instance, region, term)] = price
+        index, per_provider = index.filter(day__gte=since), per_provider.filter(day__gte=since)
+    cheapest: dict[date, list[tuple[Decimal, str]]] = defaultdict(list)
+    for day, price, name in per_provider.values_list("day", "cheapest_usd", "provider__name"):
+        cheapest[day].append((price, name))
     points = []
-    for day in sorted(by_day):
-        prices = sorted(by_day[day].values())
-        points.append(
-            PricePoint(
-                day=day,
-                median_usd=Decimal(median(prices)).quantize(Decimal("0.0001")),
-                cheapest_usd=prices[0],
-                offer_count=len(prices),
-            )
-        )
+    for day, median_usd, cheapest_usd, offer_count, provider_count in index.order_by("day").values_list(
+        "day", "median_usd", "cheapest_usd", "offer_count", "provider_count"
+    ):
+        at = tuple(sorted(name for price, name in cheapest[day] if price == cheapest_usd))
+        points.append(PricePoint(day, median_usd, cheapest_usd, offer_count, provider_count, at))
     return points
 
 
+FOOTER_CACHE_KEY = "pricing:prices-captured-at"
+FOOTER_CACHE_SECONDS = 24 * 60 * 60  # a new price store changes the generation, hence the key, at once
+
+
 def prices_captured_at() -> date | None:
-    """The day the newest price we hold was seen at its source (the footer's "prices captured" date)."""
+    """The day the newest price we hold was seen at its source (the footer's "prices captured" date).
+
+    Every page renders it: computed once per price-data generation (one index lookup, ``pricing_offer_captured_at``)
+    and read from the cache after that."""
+    key = f"{FOOTER_CACHE_KEY}:{prices_generation()}"
+    cached = cache.get(key)
+    if cached is not None:
+        return date.fromisoformat(cached) if cached else None
     newest = Offer.objects.aggregate(newest=Max("captured_at"))["newest"]
-    return newest.astimezone(UTC).date() if newest else None
+    day = newest.astimezone(UTC).date() if newest else None
+    cache.set(key, day.isoformat() if day else "", FOOTER_CACHE_SECONDS)
+    return day
 
 
 # --- hosted per-token API prices ------------------------------------------------------------------------------

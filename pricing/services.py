@@ -3,7 +3,10 @@
 ``offers_refresh`` is the one way prices enter the database. It never overwrites: every call appends one
 ``PriceSnapshot`` (success, unchanged, empty or failed). A failed, empty or garbled refresh leaves the provider's
 last good offers current (pages mark them stale with their capture date). Two refreshes of one provider never
-overlap: a cache lock (Redis in production) guards each provider.
+overlap: a cache lock (Redis in production) guards each provider. The lock lasts as long as the refresh task may
+run (its hard time limit, ``PRICING_REFRESH_TIME_LIMIT_SECONDS``), so a worker killed mid-refresh frees the
+provider within that time; a refresh that finds the lock held stores nothing and says so (``skipped``). A
+snapshot and its offers are written in one transaction: a refresh killed while writing leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import secrets
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -34,6 +37,9 @@ from .api_prices import (
     load_api_prices,
     parse_openrouter_models,
 )
+from .generation import PRICES_GENERATION_KEY as PRICES_GENERATION_KEY
+from .generation import prices_generation as prices_generation
+from .generation import prices_generation_bump
 from .gpus import load_gpus
 from .models import ApiPrice, Gpu, Offer, PriceSnapshot, Provider
 from .offers import OfferRecord
@@ -42,8 +48,8 @@ from .providers import API_PROVIDERS, PayloadError, ProviderModule, curated, gpu
 logger = logging.getLogger(__name__)
 
 SNAPSHOT_DIR = Path(__file__).resolve().parent / "data" / "snapshot"
-LOCK_TIMEOUT_SECONDS = 10 * 60
-PRICES_GENERATION_KEY = "pricing:generation"
+SKIPPED = "skipped"  # the outcome of a refresh that found another refresh of the provider running
+SKIPPED_ERROR = "skipped: another refresh is running"
 
 
 class RefreshTemporarilyFailed(Exception):
@@ -53,11 +59,12 @@ class RefreshTemporarilyFailed(Exception):
 @dataclass(frozen=True, slots=True)
 class RefreshResult:
     provider_slug: str
-    outcome: str  # a PriceSnapshot.Outcome value, or "locked" when another refresh was running
+    outcome: str  # a PriceSnapshot.Outcome value, or SKIPPED when another refresh of the provider was running
     offer_count: int = 0
     error: str = ""
     retryable: bool = False
     snapshot_id: int | None = None
+    retry_after_seconds: int = 0  # SKIPPED: when the running refresh's lock expires at the latest
 
 
 # --- GPUs -----------------------------------------------------------------------------------------------------
@@ -90,35 +97,47 @@ def gpus_sync() -> int:
     return count
 
 
-# --- cache generation and lock --------------------------------------------------------------------------------
+# --- refresh lock ---------------------------------------------------------------------------------------------
 
 
-def prices_generation() -> str:
-    """Cache version for anything computed from prices; a refresh bumps it."""
-    return str(cache.get_or_set(PRICES_GENERATION_KEY, _new_generation, timeout=None))
+def refresh_lock_seconds() -> int:
+    """How long a provider's refresh lock lasts: the refresh task's hard time limit (``pricing.tasks``), so the
+    lock of a refresh that was killed (by the limit, OOM, a lost worker) frees itself by the time the refresh
+    could no longer be running."""
+    return int(settings.PRICING_REFRESH_TIME_LIMIT_SECONDS)
 
 
-def prices_generation_bump() -> None:
-    # A fresh random token, not a counter: after the key is evicted a counter would start again at a value
-    # some entries were cached under, and those would be served as current.
-    cache.set(PRICES_GENERATION_KEY, _new_generation(), timeout=None)
-
-
-def _new_generation() -> str:
-    return secrets.token_hex(8)
+def _lock_key(provider_slug: str) -> str:
+    return f"pricing:refresh-lock:{provider_slug}"
 
 
 @contextmanager
-def refresh_lock(provider_slug: str, timeout: int = LOCK_TIMEOUT_SECONDS) -> Iterator[bool]:
-    """``cache.add`` is atomic in Redis (SET NX): only one holder per provider; the timeout frees a dead one."""
-    key = f"pricing:refresh-lock:{provider_slug}"
-    token = uuid.uuid4().hex
-    acquired = cache.add(key, token, timeout)
+def refresh_lock(provider_slug: str, timeout: int | None = None) -> Iterator[bool]:
+    """``cache.add`` is atomic in Redis (SET NX): only one holder per provider; the timeout frees a dead one.
+
+    The value records when the lock expires, so a refresh that finds it held can say when to try again.
+    """
+    key = _lock_key(provider_slug)
+    seconds = refresh_lock_seconds() if timeout is None else timeout
+    token = f"{uuid.uuid4().hex} {time.time() + seconds:.0f}"
+    acquired = cache.add(key, token, seconds)
     try:
         yield acquired
     finally:
         if acquired and cache.get(key) == token:
             cache.delete(key)
+
+
+def refresh_lock_expires_in(provider_slug: str) -> int:
+    """Seconds until the provider's refresh lock expires at the latest (0: not held)."""
+    value = cache.get(_lock_key(provider_slug))
+    if not isinstance(value, str) or " " not in value:
+        return 0
+    try:
+        expires_at = float(value.rpartition(" ")[2])
+    except ValueError:
+        return refresh_lock_seconds()
+    return max(0, min(refresh_lock_seconds(), int(expires_at - time.time()) + 1))
 
 
 # --- refresh --------------------------------------------------------------------------------------------------
@@ -208,7 +227,9 @@ def offers_refresh(
     module = API_PROVIDERS.get(provider_slug)
     with refresh_lock(provider_slug) as acquired:
         if not acquired:
-            return RefreshResult(provider_slug, "locked")
+            wait = refresh_lock_expires_in(provider_slug)
+            logger.info("price refresh of %s %s (lock expires within %d s)", provider_slug, SKIPPED_ERROR, wait)
+            return RefreshResult(provider_slug, SKIPPED, error=SKIPPED_ERROR, retry_after_seconds=wait)
         captured_at = now or _now()
 
         if raw is None:
@@ -439,6 +460,7 @@ def api_prices_load(path: Path = API_PRICES_FILE) -> ApiPricesLoadResult:
                 continue
             _api_price_row(record)
             added += 1
+    prices_generation_bump()  # the model pages show hosted API prices
     return ApiPricesLoadResult(added=added, already_present=present, mapped=mapped)
 
 
@@ -513,4 +535,5 @@ def api_prices_refresh(
                 continue
             _api_price_row(record)
             added += 1
+    prices_generation_bump()  # the model pages show hosted API prices
     return ApiPricesRefreshResult(added=added, already_present=present, left_out=len(left_out))

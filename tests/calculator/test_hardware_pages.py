@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
 from models_catalog import services
+from pricing.price_index import price_index_compute
 from tests.models_catalog.html import parse
 
 SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
@@ -47,6 +49,18 @@ def test_gpu_page_lists_offers_with_dates_and_which_models_fit(client, site):
     glm = {c.attrs["data-precision"]: int(c.attrs["data-count"]) for c in fits["GLM-5.3-Flash"].select("td")}
     assert glm == {"fp16": 5, "int8": 3, "int4": 2}  # 708, 372 and 187 GB over 192 GB cards at 90 % fill
     assert fits["GLM-5.3-Flash"].one("a").attrs["href"] == GLM + "runs-on/mi300x/"
+
+
+def test_gpu_page_price_history_comes_from_the_folded_daily_history(client, site):
+    assert _page(client, "/en/gpus/h200-sxm/").select("table", id="price-history") == []  # raw offers: no history
+    price_index_compute(date(2026, 11, 13))  # a new price-data generation: the page is rendered anew
+    page = _page(client, "/en/gpus/h200-sxm/")
+    (day,) = page.one("table", id="price-history").select("tr", data_day=True)
+    # Nebius $5.40, CoreWeave $6.305 and AWS $7.912 per GPU-hour on Nov 13: median 6.305, cheapest at Nebius.
+    assert day.attrs["data-day"] == "2026-11-13"
+    median, cheapest, offers, cheapest_at = (cell.text for cell in day.select("td"))
+    assert "6.3" in median and "5.40" in cheapest and offers == "3"
+    assert cheapest_at == "Nebius"
 
 
 def test_unknown_gpu_and_provider_are_404(client, site):

@@ -76,3 +76,53 @@ def test_refresh_prices_reports_a_garbled_file_as_failed(tmp_path):
 def test_refresh_prices_rejects_an_unknown_provider():
     with pytest.raises(CommandError):
         run("refresh_prices", "--provider", "nope")
+
+
+def test_pricing_generate_offers_refuses_without_the_confirmation(require_postgres):
+    with pytest.raises(CommandError, match="--i-know-this-is-synthetic"):
+        run("pricing_generate_offers", "--rows", "10")
+    assert not Offer.objects.exists()
+
+
+def test_pricing_generate_offers_refuses_a_database_not_named_for_tests(require_postgres, settings):
+    from django.db import connection
+
+    real_name = connection.settings_dict["NAME"]
+    connection.settings_dict["NAME"] = "gpufit"  # what production calls it
+    try:
+        with pytest.raises(CommandError, match="refusing to write synthetic prices to database 'gpufit'"):
+            run("pricing_generate_offers", "--rows", "10", "--i-know-this-is-synthetic")
+    finally:
+        connection.settings_dict["NAME"] = real_name
+    assert not Offer.objects.exists()
+
+
+def test_pricing_generate_offers_writes_marked_hourly_history_behind_the_current_offers(require_postgres):
+    run("load_prices")
+    current = {(o.provider_slug, o.instance_name, o.price_per_gpu_hour_usd) for o in current_offers()}
+    out, _ = run("pricing_generate_offers", "--rows", "3000", "--i-know-this-is-synthetic")
+    synthetic = Offer.objects.filter(source="synthetic")
+    assert 3000 <= synthetic.count() < 3000 + 289 * 2 and f"{synthetic.count()} synthetic offers" in out
+    assert not synthetic.exclude(notes__startswith="SYNTHETIC").exists()
+    snapshots = PriceSnapshot.objects.filter(source="synthetic:pricing_generate_offers")
+    assert snapshots.filter(outcome="failed").exists() and not snapshots.exclude(notes__startswith="SYNTHETIC").exists()
+    # One snapshot per provider and hour, every one older than the real ones: the current offers are unchanged.
+    hours = snapshots.values("captured_at").distinct().count()
+    assert snapshots.count() == hours * 21
+    assert (
+        snapshots.order_by("-captured_at").first().captured_at
+        < PriceSnapshot.objects.exclude(source="synthetic:pricing_generate_offers")
+        .order_by("captured_at")
+        .first()
+        .captured_at
+    )
+    assert {(o.provider_slug, o.instance_name, o.price_per_gpu_hour_usd) for o in current_offers()} == current
+    # Prices vary around today's: within the monthly wave (±8 %) and the noise (±3 %), rarely twice the same.
+    key = ("provider_id", "gpu_id", "instance_name", "pricing_kind", "term", "region")
+    base = {
+        tuple(row[:-1]): row[-1]
+        for row in Offer.objects.exclude(source="synthetic").values_list(*key, "price_per_gpu_hour_usd")
+    }
+    ratios = [float(row[-1] / base[tuple(row[:-1])]) for row in synthetic.values_list(*key, "price_per_gpu_hour_usd")]
+    assert len(ratios) == synthetic.count()
+    assert all(0.88 <= r <= 1.12 for r in ratios) and len({round(r, 4) for r in ratios}) > 1000

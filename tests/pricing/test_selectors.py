@@ -1,14 +1,16 @@
-"""Selectors: current offers with their capture date and stale flag, price history per GPU."""
+"""Selectors: current offers with their capture date and stale flag, price history per GPU, the footer date."""
 
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
 from pricing.models import Gpu, Offer, PriceSnapshot, Provider
-from pricing.selectors import current_offers, price_history, provider_statuses
-from pricing.services import gpus_sync
+from pricing.price_index import price_history_settle
+from pricing.selectors import current_offers, price_history, prices_captured_at, provider_statuses
+from pricing.services import gpus_sync, offers_refresh
 
 pytestmark = pytest.mark.django_db
 
@@ -70,35 +72,47 @@ def test_a_failed_latest_refresh_marks_the_provider_stale(seed):
     assert status["lambda"].offer_count == 1 and status["lambda"].last_good_at == SEED_DAY
 
 
-def test_price_history_gives_median_and_cheapest_per_day():
+def test_price_history_gives_median_and_cheapest_per_day_from_the_folded_history():
     gpus_sync()
     a = Provider.objects.create(slug="a", name="A")
     b = Provider.objects.create(slug="b", name="B")
     day1 = datetime(2026, 11, 1, 10, tzinfo=UTC)
     _snapshot(a, day1, h200_sxm="4.00")
     _snapshot(b, day1, h200_sxm="6.00")
-    _snapshot(a, day1 + timedelta(hours=5), h200_sxm="4.00")  # same offer twice a day counts once
+    _snapshot(a, day1 + timedelta(hours=5), h200_sxm="4.00")  # the same offer twice a day counts once
     _snapshot(a, day1 + timedelta(days=1), h200_sxm="3.00")
-    _snapshot(b, day1 + timedelta(days=1), outcome="failed")
+    _snapshot(b, day1 + timedelta(days=1), outcome="failed")  # B's last good prices stay current
+    assert price_history("h200-sxm") == []  # nothing folded yet: pages never read raw offers for history
+    price_history_settle(datetime(2026, 11, 3, 6, tzinfo=UTC))
     points = price_history("h200-sxm")
-    assert [(p.day, p.median_usd, p.cheapest_usd, p.offer_count) for p in points] == [
-        (date(2026, 11, 1), Decimal("5.0000"), Decimal("4.000000"), 2),
-        (date(2026, 11, 2), Decimal("3.0000"), Decimal("3.000000"), 1),
+    assert [(p.day, p.median_usd, p.cheapest_usd, p.offer_count, p.provider_count, p.cheapest_at) for p in points] == [
+        (date(2026, 11, 1), Decimal("5.000000"), Decimal("4.000000"), 2, 2, ("A",)),
+        (date(2026, 11, 2), Decimal("4.500000"), Decimal("3.000000"), 2, 2, ("A",)),
     ]
     assert price_history("h200-sxm", since=date(2026, 11, 2))[0].day == date(2026, 11, 2)
     assert price_history("b200") == []
 
 
 def test_prices_captured_at_is_the_newest_price_day(seed):
-    from pricing.selectors import prices_captured_at
-
     assert prices_captured_at() == date(2026, 11, 13)
 
 
 def test_prices_captured_at_is_none_without_prices():
-    from pricing.selectors import prices_captured_at
-
     assert prices_captured_at() is None
+
+
+def test_prices_captured_at_is_read_from_the_cache_until_the_next_price_store(
+    seed, django_assert_num_queries, django_assert_max_num_queries
+):
+    with django_assert_max_num_queries(1):  # one index lookup, once
+        assert prices_captured_at() == date(2026, 11, 13)
+    with django_assert_num_queries(0):
+        assert prices_captured_at() == date(2026, 11, 13)
+    # A refresh stores newer prices and bumps the generation: the next page shows them.
+    gpus_sync()
+    raw = (Path(__file__).resolve().parent.parent / "data" / "provider-apis" / "runpod-example.json").read_bytes()
+    assert offers_refresh("runpod", raw=raw, now=datetime(2026, 11, 20, 9, tzinfo=UTC)).outcome == "success"
+    assert prices_captured_at() == date(2026, 11, 20)
 
 
 def test_footer_shows_the_price_capture_date_in_each_language(seed, client):

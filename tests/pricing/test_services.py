@@ -18,6 +18,8 @@ from pricing.services import (
     offline_refresh,
     prices_generation,
     refresh_lock,
+    refresh_lock_expires_in,
+    refresh_lock_seconds,
 )
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "provider-apis"
@@ -196,14 +198,63 @@ def test_refresh_bumps_the_prices_cache_generation():
 
 
 @respx.mock
-def test_refresh_while_another_holds_the_lock_does_nothing():
+def test_refresh_while_another_holds_the_lock_is_skipped_and_says_when_to_retry(settings):
+    settings.PRICING_REFRESH_TIME_LIMIT_SECONDS = 120
     route = _runpod()
     with refresh_lock("runpod") as acquired:
         assert acquired
         result = offers_refresh("runpod", now=T0)
-    assert result.outcome == "locked"
+    assert (result.outcome, result.error) == ("skipped", "skipped: another refresh is running")
+    assert 0 < result.retry_after_seconds <= 120  # the lock expires with the task's time limit at the latest
     assert not route.called
     assert PriceSnapshot.objects.count() == 0
+
+
+def test_the_refresh_lock_lasts_the_task_time_limit_and_is_released_after(settings):
+    settings.PRICING_REFRESH_TIME_LIMIT_SECONDS = 45
+    assert refresh_lock_seconds() == 45
+    with refresh_lock("runpod"):
+        assert 0 < refresh_lock_expires_in("runpod") <= 45
+        with refresh_lock("runpod") as second:
+            assert not second
+    assert refresh_lock_expires_in("runpod") == 0
+    with refresh_lock("runpod") as again:
+        assert again
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_refresh_that_fails_while_writing_its_offers_leaves_no_partial_snapshot(require_postgres):
+    """The snapshot row is written first, its offers after it: a failure in between must take the snapshot with
+    it. Another session holds the offer table (as a long migration or a dump could), so the offers' INSERT gives
+    up on its lock after the snapshot's INSERT went through."""
+    import psycopg
+    from django.db import OperationalError, connection
+
+    gpus_sync()
+    db = connection.settings_dict
+    holder = psycopg.connect(
+        host=db["HOST"] or "127.0.0.1", port=db["PORT"] or 5432, user=db["USER"], password=db["PASSWORD"] or None,
+        dbname=db["NAME"],
+    )  # fmt: skip
+    try:
+        holder.execute("LOCK TABLE pricing_offer IN SHARE MODE")  # reads go on, inserts wait
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = '300ms'")
+        with respx.mock, pytest.raises(OperationalError, match="lock timeout"):
+            _runpod()
+            offers_refresh("runpod", now=T0)
+    finally:
+        holder.rollback()
+        holder.close()
+        with connection.cursor() as cursor:
+            cursor.execute("RESET lock_timeout")
+    assert PriceSnapshot.objects.count() == 0
+    assert Offer.objects.count() == 0
+    # The lock was released on the way out: the next refresh runs and stores everything.
+    with respx.mock:
+        _runpod()
+        assert offers_refresh("runpod", now=T0).outcome == "success"
+    assert Offer.objects.count() == PriceSnapshot.objects.get().offer_count == 16
 
 
 @pytest.mark.django_db(transaction=True)
@@ -225,7 +276,7 @@ def test_two_concurrent_refreshes_of_one_provider_produce_one_snapshot():
         second = offers_refresh("runpod", now=T0)
         release.set()
         first.join(10)
-    assert second.outcome == "locked"
+    assert second.outcome == "skipped"
     assert [r.outcome for r in results] == ["success"]
     assert PriceSnapshot.objects.count() == 1
 

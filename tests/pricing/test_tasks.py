@@ -11,7 +11,7 @@ from django.conf import settings
 from pricing import tasks
 from pricing.models import Offer, PriceSnapshot
 from pricing.providers import API_PROVIDERS, runpod
-from pricing.services import gpus_sync
+from pricing.services import gpus_sync, refresh_lock, refresh_lock_expires_in, refresh_lock_seconds
 from tests.support import local_server, wait_for
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "provider-apis"
@@ -28,7 +28,18 @@ def test_every_api_provider_has_its_own_beat_entry():
     entries = [e for e in settings.CELERY_BEAT_SCHEDULE.values() if e["task"] == "pricing.refresh_provider"]
     assert sorted(e["args"][0] for e in entries) == sorted(API_PROVIDERS)
     tasks_scheduled = {e["task"] for e in settings.CELERY_BEAT_SCHEDULE.values()}
-    assert {"pricing.refresh_curated", "pricing.refresh_api_prices", "pricing.compute_price_index"} <= tasks_scheduled
+    assert {
+        "pricing.refresh_curated",
+        "pricing.refresh_api_prices",
+        "pricing.compute_price_index",
+        "pricing.prune_offers",
+    } <= tasks_scheduled
+
+
+def test_the_refresh_lock_expires_with_the_refresh_tasks_hard_time_limit():
+    task = tasks.refresh_provider
+    assert task.time_limit == refresh_lock_seconds() == settings.PRICING_REFRESH_TIME_LIMIT_SECONDS
+    assert 0 < task.soft_time_limit < task.time_limit  # the soft limit lets a refresh end cleanly first
 
 
 def test_refresh_task_retries_network_failures_with_backoff():
@@ -59,6 +70,20 @@ def test_a_timing_out_provider_is_retried_and_every_attempt_is_recorded(monkeypa
     assert route.call_count == 6  # the first try and five retries
     assert PriceSnapshot.objects.filter(outcome="failed").count() == 6
     assert Offer.objects.count() == 0
+
+
+@pytest.mark.django_db
+@respx.mock
+def test_a_refresh_finding_the_lock_held_is_retried_and_never_reported_as_success(monkeypatch):
+    monkeypatch.setitem(tasks.refresh_provider.app.conf, "task_eager_propagates", False)
+    gpus_sync()
+    route = respx.post(runpod.INFO.endpoint).respond(200, content=(RECORDED / "runpod-example.json").read_bytes())
+    with refresh_lock("runpod"):
+        result = tasks.refresh_provider.apply(args=("runpod",), throw=False)
+    # In-process the retries run at once, so each finds the lock still held; a worker waits for it to expire.
+    assert result.failed() and isinstance(result.result, tasks.RefreshSkipped)
+    assert "skipped: another refresh is running" in str(result.result)
+    assert not route.called and not PriceSnapshot.objects.exists()
 
 
 @pytest.mark.django_db
@@ -107,6 +132,83 @@ def test_real_worker_refreshes_a_provider_end_to_end(runpod_replay, celery_worke
     assert Offer.objects.filter(snapshot=snapshot).count() == 16
     # The same payload again: one more snapshot, no duplicate offers.
     assert tasks.refresh_provider.delay("runpod").get(timeout=60)["outcome"] == "unchanged"
+    assert Offer.objects.count() == 16
+
+
+# --- a worker killed mid-refresh -----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def short_refresh_limit(monkeypatch, settings):
+    """Workers started after this fixture give a refresh (and its lock) 10 seconds instead of minutes."""
+    monkeypatch.setenv("PRICING_REFRESH_TIME_LIMIT_SECONDS", "10")
+    settings.PRICING_REFRESH_TIME_LIMIT_SECONDS = 10
+
+
+@pytest.fixture
+def offer_table_held(require_postgres):
+    """A second session holding the offer table (reads go on, inserts wait), as a long migration would: a refresh
+    then stalls between its snapshot's INSERT and its offers'. Yields that session; the table is free again when
+    the transaction that locked it ends."""
+    import psycopg
+    from django.db import connection
+
+    db = connection.settings_dict
+    holder = psycopg.connect(
+        host=db["HOST"] or "127.0.0.1", port=db["PORT"] or 5432, user=db["USER"], password=db["PASSWORD"] or None,
+        dbname=db["NAME"], autocommit=True,
+    )  # fmt: skip
+    try:
+        yield holder
+    finally:
+        holder.close()
+
+
+def _waiting_on(holder, table: str) -> int:
+    """Other sessions' locks on ``table`` (granted or waiting)."""
+    row = holder.execute(
+        "SELECT count(*) FROM pg_locks WHERE relation = %s::regclass AND pid <> pg_backend_pid()", [table]
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_killed_mid_refresh_leaves_no_partial_snapshot_and_the_lock_frees_itself(
+    runpod_replay, short_refresh_limit, offer_table_held, celery_worker
+):
+    import os
+
+    from tests.models_catalog.workers import kill, running_worker, worker_pid
+
+    gpus_sync()
+    pid = worker_pid(celery_worker["hostname"])
+    with offer_table_held.transaction():
+        offer_table_held.execute("LOCK TABLE pricing_offer IN SHARE MODE")
+        result = tasks.refresh_provider.delay("runpod")
+        # The refresh has written its snapshot row and waits to write the offers: kill the worker right there.
+        assert wait_for(lambda: _waiting_on(offer_table_held, "pricing_offer") > 0, 60)
+        assert _waiting_on(offer_table_held, "pricing_pricesnapshot") > 0
+        kill(pid)
+    # The table is free again; the dead worker's transaction never committed, and its session ends with it.
+    assert wait_for(lambda: _waiting_on(offer_table_held, "pricing_pricesnapshot") == 0, 30)
+    assert not PriceSnapshot.objects.exists() and not Offer.objects.exists()
+    assert refresh_lock_expires_in("runpod") > 0  # nobody released the lock: it expires with the time limit
+
+    # A new worker gets the unacknowledged message back (its visibility timeout shortened to one second). While
+    # the dead worker's lock still holds, the refresh is skipped and retried when it expires; then it runs.
+    env = {**celery_worker["env"], "CELERY_VISIBILITY_TIMEOUT_S": "1"}
+    with running_worker(env, f"replacement-{os.getpid()}@localhost") as worker:
+        body = result.get(timeout=60)
+        assert body == {"provider": "runpod", "outcome": "success", "offers": 16}, worker.output()[-3000:]
+        snapshot = PriceSnapshot.objects.get(outcome="success")
+        assert snapshot.offer_count == Offer.objects.filter(snapshot=snapshot).count() == 16
+
+        # Another refresh holding the lock: the task is retried (state RETRY), not reported as done.
+        with refresh_lock("runpod", timeout=5):
+            second = tasks.refresh_provider.delay("runpod")
+            assert wait_for(lambda: second.state == "RETRY", 30), worker.output()[-3000:]
+        assert second.get(timeout=30)["outcome"] == "unchanged"
     assert Offer.objects.count() == 16
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
+from pricing.price_index import price_index_compute
 from pricing.services import gpus_sync, snapshot_dirs
 
 
@@ -17,3 +20,6 @@ class Command(BaseCommand):
         if not folders:
             raise CommandError("no shipped snapshot under pricing/data/snapshot/")
         call_command("refresh_prices", offline=str(folders[0]), stdout=self.stdout, stderr=self.stderr)
+        # The GPU pages chart the folded daily history: today's point at once, not at the next beat run.
+        now = datetime.now(UTC)
+        self.stdout.write(f"price history of {now.date()}: {price_index_compute(now.date(), now)} GPUs")

@@ -7,7 +7,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from pricing.providers import API_PROVIDERS
-from pricing.services import curated_provider_slugs, gpus_sync, offers_refresh, offline_refresh
+from pricing.services import SKIPPED, curated_provider_slugs, gpus_sync, offers_refresh, offline_refresh
 
 
 class Command(BaseCommand):
@@ -42,7 +42,7 @@ class Command(BaseCommand):
             line = f"{result.provider_slug:14} {result.outcome:10} {result.offer_count:4} offers"
             if result.error:
                 line += f"  {result.error[:160]}"
-            if result.outcome in ("failed", "empty"):
+            if result.outcome in ("failed", "empty", SKIPPED):
                 failed += 1
                 self.stderr.write(line)
             else:
