@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from django.core.cache.backends.redis import RedisCache
@@ -59,7 +59,7 @@ class FailSoftRedisCache(RedisCache):
     def set(self, key: Any, value: Any, timeout: Any = 300, version: int | None = None) -> None:
         self._attempt(lambda: super(FailSoftRedisCache, self).set(key, value, timeout, version), None)
 
-    def set_many(self, data: Mapping[Any, Any], timeout: Any = 300, version: int | None = None) -> list[Any]:
+    def set_many(self, data: dict[Any, Any], timeout: Any = 300, version: int | None = None) -> list[Any]:
         return self._attempt(lambda: super(FailSoftRedisCache, self).set_many(data, timeout, version), list(data))
 
     def add(self, key: Any, value: Any, timeout: Any = 300, version: int | None = None) -> bool:
