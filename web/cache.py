@@ -6,8 +6,8 @@ nothing, ``add`` reports the key as taken (no lock is acquired on a cache nobody
 ``ValueError`` callers already handle for a missing key (django-ratelimit then counts from its initial value, so a
 limit fails open for as long as Redis is away). The failure is logged once per outage.
 
-After a failure the cache is skipped for ``RETRY_AFTER_SECONDS`` in this process, so a hung Redis costs one socket
-timeout per process and interval, not one per call (a page makes a handful of cache calls).
+After a failure that Redis server is skipped for ``RETRY_AFTER_SECONDS`` in this process, so a hung Redis costs one
+socket timeout per process and interval, not one per call (a page makes a handful of cache calls).
 """
 
 from __future__ import annotations
@@ -26,24 +26,33 @@ RETRY_AFTER_SECONDS = 5.0
 T = TypeVar("T")
 
 
+# Per Redis location (the servers a cache names): the monotonic time before which this process does not ask it again.
+# Shared by every thread's cache instance of that location; another location (another Redis) keeps its own.
+DOWN_UNTIL: dict[str, float] = {}
+
+
 class FailSoftRedisCache(RedisCache):
-    _down_until = 0.0  # monotonic time before which this process does not ask Redis again
+    def __init__(self, server: str, params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self._location = server if isinstance(server, str) else repr(server)
 
     def _attempt(self, call: Callable[[], T], fallback: T) -> T:
-        if time.monotonic() < self._down_until:
+        down_until = DOWN_UNTIL.get(self._location, 0.0)
+        if down_until and time.monotonic() < down_until:
             return fallback
         try:
             return call()
         except RedisError as exc:
-            if not self._down_until:
+            if not down_until:
                 logger.warning("cache unavailable, serving uncached: %s", exc)
-            type(self)._down_until = time.monotonic() + RETRY_AFTER_SECONDS
+            DOWN_UNTIL[self._location] = time.monotonic() + RETRY_AFTER_SECONDS
             return fallback
 
     def _recovered(self) -> None:
-        if self._down_until and time.monotonic() >= self._down_until:
+        down_until = DOWN_UNTIL.get(self._location, 0.0)
+        if down_until and time.monotonic() >= down_until:
             logger.warning("cache reachable again")
-            type(self)._down_until = 0.0
+            DOWN_UNTIL.pop(self._location, None)
 
     def get(self, key: Any, default: Any = None, version: int | None = None) -> Any:
         self._recovered()

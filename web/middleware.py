@@ -19,7 +19,7 @@ DATABASE_RETRY_AFTER_S = 30
 
 
 class HeadAsGet:
-    """HEAD is answered wherever GET is, with GET's status and headers and no body (RFC 9110 §9.3.2): uptime
+    """HEAD is answered wherever GET is, with GET's status and headers and no body (RFC 9110, section 9.3.2): uptime
     monitors and load balancers probe with HEAD, and views (``require_GET``), the sitemaps and the JSON API know only
     GET. One rule for every URL: everything below this middleware sees a GET, and the body is dropped here, keeping
     its Content-Length."""

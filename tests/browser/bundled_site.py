@@ -8,6 +8,7 @@ test, and DEBUG is off, so 404 pages are the ones readers see.
 from __future__ import annotations
 
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -60,6 +61,8 @@ def _site_env(database: Path) -> dict[str, str]:
     env.update(
         DATABASE_URL=f"sqlite:///{database}",
         DEBUG="0",
+        # as production: the served app refuses to start on the committed development key with DEBUG off
+        SECRET_KEY=secrets.token_urlsafe(50),
         # Source static files through whitenoise's finders, whatever a local collectstatic left behind.
         STATIC_MANIFEST="0",
         DJANGO_SETTINGS_MODULE="config.settings",

@@ -90,7 +90,11 @@ def test_admin_path_moves_the_admin_and_robots_txt_keeps_it_secret(value):
 def test_admin_path_defaults_to_admin():
     result = run_python(ADMIN_PROBE, {"SECRET_KEY": OWN_KEY})
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == ["/admin/", "['Disallow: /admin/', 'Disallow: /healthz']", "/admin/ still served"]
+    assert result.stdout.splitlines() == [
+        "/admin/",
+        "['Disallow: /admin/', 'Disallow: /healthz']",
+        "/admin/ still served",
+    ]
 
 
 def test_admin_path_cannot_be_the_site_root():
