@@ -138,3 +138,26 @@ def test_largest_quant_that_fits_a_4090_and_128_gib():
         spec("openai/gpt-oss-120b"), workload("Q4_K_M"), gpu_memory_gb=24, gpu_bandwidth_gbps=1008, ram_bytes=128 * GIB
     )
     assert gpt.split.ftype == "MXFP4_MOE" and gpt.fits
+
+
+@pytest.mark.parametrize(
+    "model",
+    ["Qwen/Qwen3-30B-A3B", "openai/gpt-oss-120b", "deepseek-ai/DeepSeek-V3", "meta-llama/Llama-3.1-8B-Instruct"],
+)
+def test_bisected_best_split_is_the_first_split_of_the_full_scan_that_fits(model):
+    """best_split bisects each phase; the answer must be the one a scan of every candidate gives."""
+    from calculator.estimation.offload import _fits, gpu_budget_bytes
+
+    m = spec(model)
+    for ftype in ("Q8_0", "Q4_K_M", "Q2_K"):
+        w = workload(ftype, context=32768)
+        splits = candidate_splits(m, w, gpus=1)
+        for gpu_gb in (8, 12, 24, 48, 80):
+            for ram_gib in (0, 16, 64, 128, 512):
+                found, fits = best_split(m, w, gpu_memory_gb=gpu_gb, ram_bytes=ram_gib * GIB)
+                budget = (gpu_budget_bytes(gpu_gb), ram_budget_bytes(ram_gib * GIB))
+                scanned = next((s for s in splits if _fits(s, *budget)), None)
+                if scanned is None:
+                    assert not fits and found.placement is Placement.NONE
+                else:
+                    assert fits and found == scanned, (ftype, gpu_gb, ram_gib)
