@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
@@ -17,9 +15,8 @@ from typing import NoReturn
 import pytest
 from django.conf import settings
 
-from tests.support import wait_for
+from tests.support import ROOT, running_worker
 
-ROOT = Path(__file__).resolve().parent.parent
 IN_CI = os.environ.get("CI", "").lower() == "true"
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 
@@ -94,44 +91,8 @@ def celery_worker(require_postgres, require_redis, transactional_db, django_db_b
     env["PYTHONPATH"] = str(ROOT)
     app.control.purge()
     hostname = f"test-worker-{os.getpid()}@localhost"
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--pool=solo",
-            "--concurrency=1",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-            "--loglevel=INFO",
-            "-n",
-            hostname,
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        ready = wait_for(lambda: process.poll() is None and bool(app.control.ping([hostname], timeout=0.5)), 45)
-        if not ready:
-            process.kill()
-            output = process.communicate(timeout=10)[0]
-            pytest.fail(f"the Celery worker did not come up within 45 s:\n{output[-4000:]}")
+    with running_worker(env, hostname):
         yield {"hostname": hostname, "env": env}
-    finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=5)
 
 
 @pytest.fixture(scope="session")

@@ -1,12 +1,22 @@
-"""Small helpers the test packages share: waiting on a condition, and a local HTTP server for subprocesses."""
+"""Small helpers the test packages share: waiting on a condition, a local HTTP server for subprocesses, and a real
+Celery worker process."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def wait_for(condition: Callable[[], object], timeout: float, interval: float = 0.2) -> bool:
@@ -31,3 +41,64 @@ def local_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@dataclass
+class Worker:
+    process: subprocess.Popen[str]
+    log: Path
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+@contextmanager
+def running_worker(env: dict[str, str], hostname: str, pool: str = "solo") -> Iterator[Worker]:
+    """A `celery worker` process with `env` (the `celery_worker` fixture yields one that reaches the test
+    database); yields it once it answers a ping, and stops it on exit. Its log goes to a file, not a pipe that
+    nobody reads."""
+    log_dir = tempfile.TemporaryDirectory()
+    log = Path(log_dir.name) / "worker.log"
+    log_file = log.open("w")
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            f"--pool={pool}",
+            "--concurrency=1",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "--loglevel=INFO",
+            "-n",
+            hostname,
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log_file,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    worker = Worker(process, log)
+    from config.celery import app  # the Django settings are loaded by the time a worker is asked for
+
+    try:
+        if not wait_for(lambda: process.poll() is None and bool(app.control.ping([hostname], timeout=0.5)), 45):
+            process.kill()
+            process.wait(timeout=10)
+            pytest.fail(f"the Celery worker {hostname} did not come up within 45 s:\n{worker.output()[-4000:]}")
+        yield worker
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=5)
+        log_file.close()
+        log_dir.cleanup()
