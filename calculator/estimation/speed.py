@@ -229,15 +229,8 @@ def _prefill_s(
 ) -> float:
     """Time to prefill ``tokens`` prompt tokens of one request."""
     parallel = 1 if profile.layer_split else gpus
-    attention = 0.0
-    for group in spec.layer_groups:
-        if group.kind not in (AttentionKind.FULL, AttentionKind.SLIDING, AttentionKind.MLA):
-            continue
-        span = tokens
-        if group.kind is AttentionKind.SLIDING and group.window:
-            span = min(tokens, group.window)
-        # causal QKᵀ and AV: 2·T·span·H·d per layer (half of 4·T·span·H·d), §5.3
-        attention += group.count * 2 * tokens * span * spec.num_attention_heads * spec.head_dim
+    # causal QKᵀ and AV: 2·T·span·H·d per layer, half of T tokens each attending to the whole span, §5.3
+    attention = tokens * _attention_flops_per_token(spec, tokens) / 2
     work = 2 * _active_params(spec) * tokens + attention
     compute_s = work / (flops * parallel * profile.prefill_mfu)
     chunks = -(-tokens // max(1, profile.prefill_ubatch))
