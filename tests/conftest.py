@@ -90,6 +90,11 @@ def celery_worker(require_postgres, require_redis, transactional_db, django_db_b
     env["DJANGO_SETTINGS_MODULE"] = "config.settings"
     env["PYTHONPATH"] = str(ROOT)
     app.control.purge()
+    # Messages a worker killed by an earlier test never acknowledged (and the lock a killed worker may have held
+    # while restoring them) would be redelivered to this test's workers first: each test starts from an empty broker.
+    import redis
+
+    redis.Redis.from_url(require_redis).delete("unacked", "unacked_index", "unacked_mutex")
     hostname = f"test-worker-{os.getpid()}@localhost"
     with running_worker(env, hostname):
         yield {"hostname": hostname, "env": env}
