@@ -170,12 +170,17 @@ CELERY_RETRY_COUNTDOWN_MAX_S = 960
 # With acks_late a message stays unacknowledged while its task runs and while a retry waits for its countdown;
 # Redis hands an unacknowledged message to another worker after this long (a worker killed mid-task: its message
 # comes back). It outlasts the longest a healthy worker holds one, or a slow task or a retry would run twice; a
-# worker sweeps for such messages at start and about every 100 s.
+# worker sweeps for such messages at start and then every interval × throttle seconds (kombu's 10 × 10 by default:
+# a sweep costs one Redis scan, and a message is not due before the visibility timeout anyway).
 CELERY_VISIBILITY_TIMEOUT_S = env_int(
     "CELERY_VISIBILITY_TIMEOUT_S", CELERY_RETRY_COUNTDOWN_MAX_S + CELERY_TASK_TIME_LIMIT + 60
 )
+CELERY_UNACKED_RESTORE_INTERVAL_S = env_int("CELERY_UNACKED_RESTORE_INTERVAL_S", 10)
+CELERY_UNACKED_RESTORE_THROTTLE = env_int("CELERY_UNACKED_RESTORE_THROTTLE", 10)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": CELERY_VISIBILITY_TIMEOUT_S,
+    "unacked_restore_interval": CELERY_UNACKED_RESTORE_INTERVAL_S,
+    "unacked_restore_throttle": CELERY_UNACKED_RESTORE_THROTTLE,
     # A publish (an import POST) fails within seconds when Redis is down or hung instead of waiting on the socket.
     "socket_connect_timeout": 1.0,
     "socket_timeout": 2.0,

@@ -43,6 +43,31 @@ def local_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
         server.server_close()
 
 
+# A replacement worker that takes back a dead worker's unacknowledged message within a second or two: the message
+# is due one second after its delivery, and the worker sweeps for due messages every second (not every 100 s), so
+# one sweep that finds nothing (it ran too early, or met a Redis hiccup) does not decide the test.
+QUICK_RESTORE = {
+    "CELERY_VISIBILITY_TIMEOUT_S": "1",
+    "CELERY_UNACKED_RESTORE_INTERVAL_S": "1",
+    "CELERY_UNACKED_RESTORE_THROTTLE": "1",
+}
+
+
+def broker_state(redis_url: str) -> str:
+    """What Redis holds for the workers, for a failure message: queued messages, unacknowledged ones with their age,
+    and whether a worker holds the restore lock."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    now = time.time()
+    index = client.zrange("unacked_index", 0, -1, withscores=True)
+    unacked = [(tag.decode(), round(now - score, 1)) for tag, score in index]
+    return (
+        f"queued={client.llen('celery')} unacked={client.hlen('unacked')} "
+        f"unacked_index(tag, age s)={unacked} restore lock ttl={client.pttl('unacked_mutex')} ms"
+    )
+
+
 @dataclass
 class Worker:
     process: subprocess.Popen[str]

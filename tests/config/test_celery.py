@@ -57,3 +57,12 @@ def test_visibility_timeout_outlasts_every_task_holding_its_message():
     assert settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] == settings.CELERY_VISIBILITY_TIMEOUT_S
     # Well under Redis's default hour: a killed worker's message comes back within about 22 minutes.
     assert settings.CELERY_VISIBILITY_TIMEOUT_S == 960 + 300 + 60
+
+
+def test_workers_sweep_for_dead_workers_messages_at_kombus_pace_and_the_broker_is_told():
+    """The sweep period (interval × throttle) reaches the Redis transport; a test replacement worker shortens it."""
+    options = settings.CELERY_BROKER_TRANSPORT_OPTIONS
+    assert options["unacked_restore_interval"] == settings.CELERY_UNACKED_RESTORE_INTERVAL_S == 10
+    assert options["unacked_restore_throttle"] == settings.CELERY_UNACKED_RESTORE_THROTTLE == 10
+    with app.connection_for_read() as connection:
+        assert connection.transport_options["unacked_restore_interval"] == 10

@@ -14,7 +14,7 @@ from config.celery import app
 from models_catalog.models import ImportRequest, Model
 from tests.models_catalog.hub_replay import QWEN_SET, Stall, local_hub
 from tests.models_catalog.workers import active_task_pids, kill, running_worker, worker_pid
-from tests.support import wait_for
+from tests.support import QUICK_RESTORE, broker_state, wait_for
 
 QWEN = "Qwen/Qwen3-30B-A3B"
 
@@ -66,7 +66,7 @@ def test_pool_process_killed_mid_import_is_requeued_and_the_import_completes(sta
 def test_worker_killed_mid_import_its_message_returns_to_a_new_worker(stalling_hub, celery_worker, client):
     """The whole worker killed (solo pool, or a container stopped hard): nobody is left to reject the message.
     Redis keeps it unacknowledged, and a worker started later restores it once the visibility timeout has passed
-    (shortened here to one second, for the replacement worker only)."""
+    (shortened here to one second, and swept for every second, for the replacement worker only)."""
     pid = worker_pid(celery_worker["hostname"])
     assert client.post("/en/models/import/", {"hub_id": QWEN}).status_code == 302
     assert stalling_hub.reached.wait(60)
@@ -76,7 +76,9 @@ def test_worker_killed_mid_import_its_message_returns_to_a_new_worker(stalling_h
     stalling_hub.released.set()
     assert _import() == ("running", 1)  # nothing recorded the end of that run
 
-    env = {**celery_worker["env"], "CELERY_VISIBILITY_TIMEOUT_S": "1"}
+    env = {**celery_worker["env"], **QUICK_RESTORE}
     with running_worker(env, f"replacement-{os.getpid()}@localhost") as worker:
-        assert wait_for(lambda: _import() == ("done", 2), 60), f"{_import()}\n{worker.output()[-3000:]}"
+        assert wait_for(lambda: _import() == ("done", 2), 60), (
+            f"{_import()}\n{broker_state(env['REDIS_URL'])}\n{worker.output()[-3000:]}"
+        )
     assert Model.objects.get(hub_id=QWEN).builds.count() == 4

@@ -12,7 +12,7 @@ from pricing import tasks
 from pricing.models import Offer, PriceSnapshot
 from pricing.providers import API_PROVIDERS, runpod
 from pricing.services import gpus_sync, refresh_lock, refresh_lock_expires_in, refresh_lock_seconds
-from tests.support import local_server, wait_for
+from tests.support import broker_state, local_server, wait_for
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "provider-apis"
 
@@ -197,9 +197,12 @@ def test_a_worker_killed_mid_refresh_leaves_no_partial_snapshot_and_the_lock_fre
 
     # A new worker gets the unacknowledged message back (its visibility timeout shortened to one second). While
     # the dead worker's lock still holds, the refresh is skipped and retried when it expires; then it runs.
+    # Only its start-up sweep may take the message back: a sweep every second would also hand out again the retry this
+    # worker holds for its countdown (QUICK_RESTORE suits a test whose task does not retry).
     env = {**celery_worker["env"], "CELERY_VISIBILITY_TIMEOUT_S": "1"}
     with running_worker(env, f"replacement-{os.getpid()}@localhost") as worker:
-        body = result.get(timeout=60)
+        assert wait_for(result.ready, 60), f"{broker_state(env['REDIS_URL'])}\n{worker.output()[-3000:]}"
+        body = result.get(timeout=1)
         assert body == {"provider": "runpod", "outcome": "success", "offers": 16}, worker.output()[-3000:]
         snapshot = PriceSnapshot.objects.get(outcome="success")
         assert snapshot.offer_count == Offer.objects.filter(snapshot=snapshot).count() == 16
