@@ -60,7 +60,7 @@ def broker_state(redis_url: str) -> str:
 
     client = redis.Redis.from_url(redis_url)
     now = time.time()
-    index = client.zrange("unacked_index", 0, -1, withscores=True)
+    index: list[tuple[bytes, float]] = client.zrange("unacked_index", 0, -1, withscores=True)  # type: ignore[assignment]
     unacked = [(tag.decode(), round(now - score, 1)) for tag, score in index]
     return (
         f"queued={client.llen('celery')} unacked={client.hlen('unacked')} "
