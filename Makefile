@@ -59,7 +59,7 @@ check: lint typecheck test
 # Extracts messages from Python and Jinja2 templates, merges them into each catalog and compiles them (Babel).
 # Compiled catalogs are committed, so running the site needs no extra step.
 messages: install
-	$(BIN)pybabel extract --mapping-file babel.cfg --keywords gettext_lazy --keywords pgettext:1c,2 --keywords pgettext_lazy:1c,2 \
+	PYTHONPATH=. $(BIN)pybabel extract --mapping-file babel.cfg --keywords gettext_lazy --keywords pgettext:1c,2 --keywords pgettext_lazy:1c,2 \
 		--keywords ngettext_lazy:1,2 --no-location --sort-output --omit-header \
 		--output-file locale/django.pot --width 100 config calculator models_catalog pricing templates web
 	$(BIN)pybabel update --input-file locale/django.pot --output-dir locale --domain django --no-fuzzy-matching --ignore-obsolete --width 100

@@ -7,7 +7,7 @@ from datetime import date
 
 from babel.dates import format_skeleton
 from django.utils.functional import Promise
-from django.utils.translation import get_language, ngettext, to_locale
+from django.utils.translation import get_language, gettext, ngettext, to_locale
 from django.utils.translation import gettext_lazy as _
 
 from calculator.estimation import ENGINES, KV_DTYPES, PRECISIONS
@@ -215,7 +215,13 @@ def source_detail(text: str) -> str:
     if counted:
         partial = _(" (the config is partial, so some tensors may be missing)") if counted["partial"] else ""
         return str(_("counted layer by layer from the model's config.json")) + str(partial)
-    return text
+    return data_text(text)
+
+
+def data_text(text: str) -> str:
+    """A text our data files hold (a build's quality note, how a document is cited) in the reader's language where
+    the message catalog has it (``reference_facts.json`` texts are extracted into it); any other text as it is."""
+    return gettext(text) if text else text
 
 
 # The architecture reader's notes on a model (plain English in the pure core), as the reader's language says them.

@@ -90,6 +90,7 @@ def environment(**options) -> Environment:
             "mode_label": labels.mode_label,
             "requests_phrase": labels.requests_phrase,
             "source_detail": labels.source_detail,
+            "data_text": labels.data_text,
             "spec_note": labels.spec_note,
             "limit_label": labels.limit_label,
             "faq_entities": faq_entities,

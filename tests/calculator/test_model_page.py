@@ -346,3 +346,17 @@ def test_fine_tuning_framework_is_a_setting_with_a_stated_default(client, seed_s
     assert "Unsloth" in unsloth.one("p", data_setting=True).text
     assert default.one(data_card="need").text != unsloth.one(data_card="need").text
     assert unsloth.one("a", id="permalink").attrs["href"].endswith("framework=unsloth")
+
+
+def test_german_page_says_our_build_notes_and_source_citations_in_german(client, seed_site):
+    """The quality notes and document citations we wrote in reference_facts.json are extracted into the message
+    catalog, so the German page reads them in German; the English page keeps them as written."""
+    _, page = _get(client, GLM_DE)
+    builds = page.one(id="builds").text
+    assert "Perplexität +2,96 % gegenüber FP8" in builds
+    assert "Bezugspunkt für die Perplexitätsänderungen darunter" in builds
+    assert "deutschsprachiger Community-Artikel" in builds
+    assert "perplexity" not in builds and "community article" not in builds
+
+    _, page = _get(client, GLM)
+    assert "perplexity +2.96 % vs FP8; the card's everyday default" in page.one(id="builds").text

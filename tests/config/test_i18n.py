@@ -93,3 +93,22 @@ def test_home_lists_the_largest_models_with_sizes_in_the_reader_locale(client):
     assert 'Kimi-K2-Instruct</a> <span class="muted">1,026.5B MoE</span>' in english
     assert 'Kimi-K2-Instruct</a> <span class="muted">1.026,5 Mrd. MoE</span>' in german
     assert english.count('class="muted">') >= 12
+
+
+def test_every_text_we_wrote_in_the_reference_facts_has_a_german_translation():
+    """A new quality note or document citation in reference_facts.json fails here until `make messages` has
+    extracted it and it is translated."""
+    import json
+
+    from django.utils import translation
+
+    from models_catalog.babel_extract import extract_reference_facts
+    from models_catalog.records import REFERENCE_FACTS, reference_texts
+
+    texts = reference_texts(json.loads(REFERENCE_FACTS.read_text(encoding="utf-8")))
+    assert len(texts) >= 8
+    with REFERENCE_FACTS.open("rb") as fileobj:
+        assert [message for _, _, message, _ in extract_reference_facts(fileobj, None, None, None)] == texts
+    with translation.override("de"):
+        untranslated = [text for text in texts if translation.gettext(text) == text]
+    assert untranslated == []
