@@ -17,14 +17,13 @@ from django.utils.translation import get_language
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from calculator import page_data
 from calculator.forms import PRESET_CONTEXTS, parse_state, state_query
 from calculator.hardware import popular_hardware
 from calculator.og_image import og_card
 from calculator.page import commands, model_page, rig
+from calculator.page_basis import page_basis
 from models_catalog import selectors
 from models_catalog.models import Model
-from models_catalog.specs import SpecUnavailable
 from models_catalog.views import parsed_hub_id, unknown_model
 from pricing.gpus import load_gpus
 from pricing.services import prices_generation
@@ -54,12 +53,12 @@ def _load(request: HttpRequest, org: str, name: str, suffix: str = "") -> Loaded
         target = model.get_absolute_url().rstrip("/") + (suffix or "/")
         return redirect(target + (f"?{query}" if query else ""), permanent=True)
 
-    facts = selectors.model_facts(model)
+    basis = page_basis(model, datetime.now(UTC).date())
+    facts, sources = basis.facts, basis.sources
     base_url = model.get_absolute_url()
-    try:
-        sources = page_data.page_sources(model, facts, datetime.now(UTC).date())
-    except SpecUnavailable as exc:
-        return Loaded(model, {"facts": facts, "unsizable": str(exc), "page": None, "base_url": base_url})
+    if sources is None:
+        unsizable = {"unsizable": basis.unsizable, "page": None, "similar": basis.similar}
+        return Loaded(model, {"facts": facts, "base_url": base_url, **unsizable})
     choices = sources.choices
     parsed = parse_state(with_remembered_rig(request), choices)
     query = state_query(parsed.state, choices)
@@ -83,6 +82,7 @@ def _load(request: HttpRequest, org: str, name: str, suffix: str = "") -> Loaded
             "context_presets": [c for c in PRESET_CONTEXTS if not choices.max_context or c <= choices.max_context],
             "unsizable": "",
             "popular_hardware": popular_hardware(sources.gpus),
+            "similar": basis.similar,
         },
     )
 
@@ -132,7 +132,7 @@ def model_detail(request: HttpRequest, org: str, name: str) -> HttpResponse:
         response["HX-Push-Url"] = context["permalink"]
         return response
     # state-independent sections are rendered with the page only, never with the fragment
-    return render(request, "calculator/model.html", {**context, "similar": selectors.similar_models(loaded.model)})
+    return render(request, "calculator/model.html", context)
 
 
 @require_GET

@@ -13,11 +13,11 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
-from calculator import page_data
 from calculator.charts import price_chart
 from calculator.forms import CalculatorState, parse_state, state_query
 from calculator.hardware import hardware_for, models_on_gpu, popular_hardware, runs_on
 from calculator.page import ModelPage, model_page
+from calculator.page_basis import page_basis
 from models_catalog import selectors
 from models_catalog.models import Model
 from models_catalog.specs import SpecUnavailable, spec_from_model
@@ -128,10 +128,9 @@ def model_runs_on(request: HttpRequest, org: str, name: str, hardware: str) -> H
     target = hardware_for(hardware, gpus)
     if target is None:
         raise Http404("no such hardware")
-    facts = selectors.model_facts(model)
-    try:
-        sources = page_data.page_sources(model, facts, _today())
-    except SpecUnavailable:
+    basis = page_basis(model, _today())
+    facts, sources = basis.facts, basis.sources
+    if sources is None:
         return redirect(model.get_absolute_url())
     answer = runs_on(sources.spec, sources.builds, target, sources.offers, gpus)
     others = [h for h in popular_hardware(gpus) if h.key != hardware]
@@ -165,10 +164,10 @@ def compare(request: HttpRequest) -> HttpResponse:
         if model is None:
             missing.append(hub[:120])
             continue
-        try:
-            sources = page_data.page_sources(model, selectors.model_facts(model), today)
-        except SpecUnavailable as exc:
-            compared.append(Compared(model, None, str(exc)))
+        basis = page_basis(model, today)
+        sources = basis.sources
+        if sources is None:
+            compared.append(Compared(model, None, basis.unsizable))
             continue
         if choices is None:
             # the settings every column shares: generic precisions only (published builds belong to one model)

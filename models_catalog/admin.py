@@ -1,6 +1,8 @@
 from django.contrib import admin
 
 from models_catalog.models import ImportRequest, Model, ModelFact, ModelRevision, QuantizedBuild
+from web.admin_edits import BumpsGeneration
+from web.generations import CATALOG_GENERATION
 
 PROVENANCE = (
     "params_total_source",
@@ -46,7 +48,8 @@ class ModelRevisionInline(admin.TabularInline):
 
 
 @admin.register(Model)
-class ModelAdmin(admin.ModelAdmin):
+class ModelAdmin(BumpsGeneration, admin.ModelAdmin):
+    generation = CATALOG_GENERATION
     list_display = (
         "hub_id",
         "params_total",
@@ -75,7 +78,8 @@ class ModelAdmin(admin.ModelAdmin):
 
 
 @admin.register(QuantizedBuild)
-class QuantizedBuildAdmin(admin.ModelAdmin):
+class QuantizedBuildAdmin(BumpsGeneration, admin.ModelAdmin):
+    generation = CATALOG_GENERATION
     list_display = ("model", "format", "label", "bits_per_weight", "file_size_bytes", "min_ram_bytes", "repo_id")
     list_filter = ("format",)
     search_fields = ("model__hub_id", "repo_id", "label")

@@ -3,18 +3,23 @@
 
 from django.contrib import admin
 
+from web.admin_edits import BumpsGeneration
+
+from .generation import PRICES_GENERATION
 from .models import ApiPrice, Gpu, Offer, PriceSnapshot, Provider
 
 
 @admin.register(Gpu)
-class GpuAdmin(admin.ModelAdmin):
+class GpuAdmin(BumpsGeneration, admin.ModelAdmin):
+    generation = PRICES_GENERATION  # GPU pages and price tables show these rows
     list_display = ["name", "short_name", "segment", "memory_gb", "memory_bandwidth_gbps", "bf16_dense_tflops"]
     list_filter = ["segment", "vendor"]
     search_fields = ["slug", "name", "short_name"]
 
 
 @admin.register(Provider)
-class ProviderAdmin(admin.ModelAdmin):
+class ProviderAdmin(BumpsGeneration, admin.ModelAdmin):
+    generation = PRICES_GENERATION
     list_display = ["name", "slug", "has_api", "website"]
     search_fields = ["slug", "name"]
 

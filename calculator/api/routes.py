@@ -34,6 +34,7 @@ from calculator.api.schemas import (
 from calculator.forms import parse_state_strict
 from calculator.page import model_page as page_for
 from calculator.page import page_choices
+from calculator.page_basis import page_basis
 from models_catalog import selectors as catalog
 from models_catalog.hub_ids import InvalidHubId, parse_hub_id
 from models_catalog.models import Model
@@ -125,11 +126,10 @@ def _estimate(request: HttpRequest, sources: page_data.PageSources, model_id: st
 )
 def estimate_catalog(request: HttpRequest, query: Query[EstimateQuery]) -> Any:
     model = _catalog_model(query.model, "model")
-    try:
-        sources = page_data.page_sources(model, catalog.model_facts(model), _today())
-    except SpecUnavailable as exc:
-        raise ApiError(422, "unsizable", f"{model.hub_id} cannot be sized: {exc}.") from None
-    return _estimate(request, sources, model.hub_id)
+    basis = page_basis(model, _today())
+    if basis.sources is None:
+        raise ApiError(422, "unsizable", f"{model.hub_id} cannot be sized: {basis.unsizable}.")
+    return _estimate(request, basis.sources, model.hub_id)
 
 
 def _layers_in(config: dict[str, Any]) -> int:

@@ -1,0 +1,108 @@
+"""What a model page reads about the model and the market is kept per process under the catalog and price
+generations and the day: reused while they hold, read afresh when an import, a price store or an admin edit bumps
+them, never kept while the cache cannot name them, and bounded."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from django.forms.models import model_to_dict
+
+from calculator import page_basis as basis_module
+from calculator.page_basis import page_basis
+from models_catalog import services
+from models_catalog.models import Model, QuantizedBuild
+from pricing.generation import PRICES_GENERATION
+from tests.models_catalog.html import parse
+from web.generations import CATALOG_GENERATION
+
+SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
+DAY = date(2026, 11, 30)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def catalog():
+    services.model_import_offline(SHIPPED)
+    call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
+    basis_module.forget()
+    yield
+    basis_module.forget()
+
+
+def _glm() -> Model:
+    return Model.objects.get(hub_id="zai-org/GLM-5.3-Flash")
+
+
+def test_kept_while_the_generations_and_the_day_hold(catalog, django_assert_num_queries):
+    model = _glm()
+    first = page_basis(model, DAY)
+    with django_assert_num_queries(0):
+        assert page_basis(model, DAY) is first
+    assert first.sources is not None and first.facts.model.hub_id == model.hub_id
+    assert first.similar and all(s.hub_id != model.hub_id for s in first.similar)
+
+
+@pytest.mark.parametrize("bump", [CATALOG_GENERATION.bump, PRICES_GENERATION.bump])
+def test_read_afresh_after_an_import_or_a_price_store(catalog, bump):
+    model = _glm()
+    before = page_basis(model, DAY)
+    bump()
+    after = page_basis(model, DAY)
+    assert after is not before and after == before  # the same data, read again
+    assert page_basis(model, DAY) is after
+
+
+def test_read_afresh_on_a_new_day(catalog):
+    model = _glm()
+    assert page_basis(model, DAY) is not page_basis(model, date(2026, 12, 1))
+    assert page_basis(model, DAY).sources.today == DAY
+
+
+def test_nothing_kept_while_the_cache_cannot_name_the_generations(catalog, monkeypatch):
+    monkeypatch.setattr(basis_module.cache, "get_many", lambda keys: {})  # a cache that is down answers nothing
+    model = _glm()
+    assert page_basis(model, DAY) is not page_basis(model, DAY)
+    assert len(basis_module._kept) == 0
+
+
+def test_bounded_least_recently_used_out_first(catalog, monkeypatch):
+    monkeypatch.setattr(basis_module, "MAX_MODELS", 2)
+    glm, llama, qwen = (
+        Model.objects.get(hub_id=h)
+        for h in ("zai-org/GLM-5.3-Flash", "meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-30B-A3B")
+    )
+    page_basis(glm, DAY)
+    kept_glm = page_basis(glm, DAY)
+    page_basis(llama, DAY)
+    assert page_basis(glm, DAY) is kept_glm  # used last: Llama is now the oldest
+    page_basis(qwen, DAY)
+    assert len(basis_module._kept) == 2
+    assert page_basis(glm, DAY) is kept_glm
+    assert {key[0] for key in basis_module._kept} == {"zai-org/GLM-5.3-Flash", "Qwen/Qwen3-30B-A3B"}
+
+
+def test_an_admin_edit_shows_on_the_next_page_view(catalog, client, settings, django_capture_on_commit_callbacks):
+    """An edited build note reaches the page at once: the admin bumps the catalog generation, so neither the page
+    cache nor the kept basis serves the old note."""
+    page = "/en/models/zai-org/GLM-5.3-Flash/"
+    assert "near-lossless" in parse(client.get(page).content).one(id="builds").text
+    build = QuantizedBuild.objects.get(model__hub_id="zai-org/GLM-5.3-Flash", label="6-bit")
+
+    User.objects.create_superuser("editor", "editor@example.org", "a long test password")
+    admin = client.__class__()
+    admin.force_login(User.objects.get(username="editor"))
+    url = f"/{settings.ADMIN_PATH}models_catalog/quantizedbuild/{build.pk}/change/"
+    data = {name: "" if value is None else value for name, value in model_to_dict(build).items()}
+    data["quality_note"] = "perplexity +0.24 % vs FP8; checked again"
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin.post(url, data)
+    assert response.status_code == 302, response.content[:2000]
+
+    builds = parse(client.get(page).content).one(id="builds").text
+    assert "checked again" in builds and "near-lossless" not in builds
