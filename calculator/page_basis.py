@@ -3,7 +3,7 @@
 A model page recomputes per request only what its query string changes (the estimate, the ranking, the verdicts).
 What it reads about the model and the market — the facts and builds, the parsed architecture, the current offers,
 the hosted API prices, the models of similar size — is the same for every query string until the catalog or the
-prices change, and costs ~6 ms of an uncached page. It is kept per model under the two data generations
+prices change, and costs ~6 ms of an uncached page. It is kept per model and language under the two data generations
 (``web.generations``: the catalog's, bumped by every import and admin edit; the prices', by every price store)
 and the UTC day, so an import, a refresh or midnight makes the next request read it afresh, as the page cache does.
 
@@ -18,7 +18,9 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import date
 
+from django.conf import settings
 from django.core.cache import cache
+from django.utils.translation import get_language
 
 from calculator import page_data
 from calculator.page_data import PageSources
@@ -40,7 +42,7 @@ class PageBasis:
     similar: tuple[SimilarModel, ...]
 
 
-_Key = tuple[str, str, str, date]  # hub id, catalog token, prices token, day
+_Key = tuple[str, str, str, str, date]  # hub id, language, catalog token, prices token, day
 _kept: OrderedDict[_Key, PageBasis] = OrderedDict()
 _lock = threading.Lock()
 
@@ -62,9 +64,12 @@ def _tokens(generations: tuple[Generation, Generation]) -> tuple[str, str] | Non
 
 
 def page_basis(model: Model, today: date) -> PageBasis:
-    """The model's page basis for ``today``, computed once per catalog and price state in this process."""
+    """The model's page basis for ``today`` in the active language, computed once per catalog and price state in this
+    process."""
     tokens = _tokens((CATALOG_GENERATION, PRICES_GENERATION))
-    key: _Key | None = (model.hub_id, tokens[0], tokens[1], today) if tokens else None
+    # Labels in the facts and the choices are said in the language active when they were read: one basis per language.
+    language = get_language() or settings.LANGUAGE_CODE
+    key: _Key | None = (model.hub_id, language, tokens[0], tokens[1], today) if tokens else None
     if key is not None:
         with _lock:
             kept = _kept.get(key)

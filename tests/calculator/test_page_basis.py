@@ -106,3 +106,13 @@ def test_an_admin_edit_shows_on_the_next_page_view(catalog, client, settings, dj
 
     builds = parse(client.get(page).content).one(id="builds").text
     assert "checked again" in builds and "near-lossless" not in builds
+
+
+def test_one_basis_per_language_so_labels_are_said_in_the_readers(catalog, client):
+    """The facts' labels are read in the active language: an English basis is never served to a German reader."""
+    english = parse(client.get("/en/models/zai-org/GLM-5.3-Flash/").content).one(id="model-facts").text
+    german = parse(client.get("/de/models/zai-org/GLM-5.3-Flash/").content).one(id="model-facts").text
+    assert "Total parameters" in english and "Published model page or article" in english
+    assert "Total parameters" not in german and "Published model page or article" not in german
+    assert "Gesamtparameter" in german or "Parameter insgesamt" in german
+    assert {key[1] for key in basis_module._kept} == {"en", "de"}
