@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from decimal import Decimal
 
 from babel.dates import format_skeleton
+from babel.numbers import format_decimal
 from django.utils.functional import Promise
 from django.utils.translation import get_language, gettext, ngettext, to_locale
 from django.utils.translation import gettext_lazy as _
@@ -310,12 +312,27 @@ _STORED = {
 }
 
 
+_NOTE_NUMBER = re.compile(r"^\d{1,3}(?:,\d{3})*(?:\.(?P<decimals>\d+))?$|^\d+(?:\.(?P<more>\d+))?$")
+
+
+def _local_number(text: str) -> str:
+    """A number the reader's notes write in English ('7.43', '8,192') in the reader's locale ('7,43', '8.192'),
+    with as many decimals as written."""
+    found = _NOTE_NUMBER.match(text)
+    if found is None:
+        return text
+    decimals = len(found["decimals"] or found["more"] or "")
+    pattern = "#,##0" + ("." + "0" * decimals if decimals else "")
+    return format_decimal(Decimal(text.replace(",", "")), format=pattern, locale=to_locale(get_language() or "en"))
+
+
 def spec_note(text: str) -> str:
-    """One of the architecture reader's notes in the reader's language (unknown notes stay as written)."""
+    """One of the architecture reader's notes in the reader's language (unknown notes stay as written), its numbers
+    in the reader's locale."""
     for pattern, message in _NOTES:
         found = pattern.match(text)
         if found:
-            values = found.groupdict()
+            values = {name: _local_number(value) for name, value in found.groupdict().items()}
             if "what" in values:
                 values["what"] = str(_STORED.get(values["what"], values["what"]))
             return str(message) % values

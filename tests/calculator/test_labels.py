@@ -51,3 +51,25 @@ def test_family_names_read_as_architectures_not_config_keys():
     assert family_name("") == ""
     with translation.override("de"):
         assert family_name("generic") == "andere Architektur"
+
+
+@pytest.mark.parametrize(
+    ("note", "english", "german"),
+    [
+        (
+            "The checkpoint stores 7.43 B parameters of multi-token-prediction layers; engines load them only for MTP.",
+            "7.43 B",
+            "7,43 Mrd.",
+        ),
+        (
+            "Chunked local attention layers keep at most one chunk (8,192 tokens), so they are counted as windows.",
+            "8,192 tokens",
+            "8.192 Tokens",
+        ),
+    ],
+)
+def test_numbers_in_notes_follow_the_readers_locale(note, english, german):
+    with translation.override("en"):
+        assert english in spec_note(note)
+    with translation.override("de"):
+        assert german in spec_note(note)
