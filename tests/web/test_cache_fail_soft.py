@@ -80,3 +80,18 @@ def test_pages_render_uncached_and_imports_pause_when_redis_is_down(client):
         response = client.post("/en/models/import/", {"hub_id": "someorg/some-model"})
         assert response.status_code == 503
         assert "Imports are paused" in response.content.decode()
+
+
+def test_one_redis_client_per_connection_pool_serves_every_call(require_redis):
+    """Django would build a new client per call; ours reuses one per pool, and it keeps working across calls and
+    after Redis closed its connections (the pool reconnects)."""
+    settings_ = _cache_settings(6379)
+    settings_["default"]["LOCATION"] = require_redis
+    with override_settings(CACHES=settings_):
+        cache = caches["default"]
+        client = cache._cache.get_client("k")
+        assert cache._cache.get_client("other", write=True) is client
+        cache.set("reused", 1)
+        client.connection_pool.disconnect()
+        assert cache.get("reused") == 1
+        assert cache._cache.get_client("k") is client
