@@ -41,10 +41,10 @@ class ReusedClientRedisCacheClient(RedisCacheClient):
         self._clients: dict[object, Any] = {}
 
     def get_client(self, key: Any = None, *, write: bool = False) -> Any:
-        pool = self._get_connection_pool(write)
+        pool = self._get_connection_pool(write)  # type: ignore[attr-defined]  # Django's, not in its stubs
         client = self._clients.get(pool)
         if client is None:
-            client = self._clients[pool] = self._client(connection_pool=pool)
+            client = self._clients[pool] = self._client(connection_pool=pool)  # type: ignore[attr-defined]
         return client
 
 
