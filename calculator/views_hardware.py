@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
+from django.conf import settings
 from django.db.models import F
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -28,6 +29,10 @@ from pricing.selectors import current_offers, price_history, provider_statuses
 
 MODELS_ON_GPU_PAGE = 120  # catalog models listed on a GPU page (the most downloaded, then the largest)
 MAX_COMPARED = 4
+
+
+def _as_day(value: datetime | date) -> date:
+    return value.date() if isinstance(value, datetime) else value
 
 
 def _today() -> Any:
@@ -87,11 +92,15 @@ def gpu_detail(request: HttpRequest, slug: str) -> HttpResponse:
     other = [o for o in offers if o.pricing_kind != "on-demand"]
     history = price_history(slug)
     days = [(p.day, float(p.median_usd), float(p.cheapest_usd)) for p in history]
+    seen = [o.captured_at for o in on_demand if o.captured_at is not None]
     context = {
         "gpu": gpu,
         "on_demand": on_demand,
         "other_offers": other,
         "history": history,
+        # why a GPU with offers has no history: none was seen within the window a day of the history counts
+        "newest_seen": max(seen, key=_as_day) if seen else None,
+        "history_window_days": settings.PRICING_STALE_AFTER_HOURS // 24,
         "chart": price_chart(days),
         "fits": models_on_gpu(_catalog_specs(MODELS_ON_GPU_PAGE), gpu),
         "runs_on_key": slug if hardware_for(slug, gpus) else None,

@@ -52,7 +52,11 @@ def test_gpu_page_lists_offers_with_dates_and_which_models_fit(client, site):
 
 
 def test_gpu_page_price_history_comes_from_the_folded_daily_history(client, site):
-    assert _page(client, "/en/gpus/h200-sxm/").select("table", id="price-history") == []  # raw offers: no history
+    before = _page(client, "/en/gpus/h200-sxm/")
+    assert before.select("table", id="price-history") == []  # raw offers: no history
+    # the reader is told why, with the window a day counts and the newest offer's date
+    (note,) = [p for p in before.select("p") if "No price history" in p.text]
+    assert "offers seen in the 7 days before it" in note.text and "seen on Nov 13, 2026" in note.text
     price_index_compute(date(2026, 11, 13))  # a new price-data generation: the page is rendered anew
     page = _page(client, "/en/gpus/h200-sxm/")
     (day,) = page.one("table", id="price-history").select("tr", data_day=True)
