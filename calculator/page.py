@@ -39,11 +39,10 @@ from calculator.estimation import (
     rank,
     several_node_gpus,
     speed,
-    tensor_parallel_size,
     usable_bytes,
 )
 from calculator.estimation.applicability import choose_mode
-from calculator.estimation.fit import parallel_plan
+from calculator.estimation.fit import ParallelPlan, plan_on_instance
 from calculator.estimation.launch import LaunchConfig, launch_command
 from calculator.estimation.offload import offload_verdict
 from calculator.estimation.precision import gguf_key
@@ -170,9 +169,22 @@ class Summary:
 @dataclass(frozen=True, slots=True)
 class OfferRow:
     ranked: RankedOffer
-    tensor_parallel: int | None  # GPUs an engine splits the model over (vLLM/SGLang need divisible heads)
+    plan: ParallelPlan  # how vLLM/SGLang run the model on the priced instance (fit.plan_on_instance)
     tokens_per_s_low: float | None  # per request, estimated
     tokens_per_s_high: float | None
+
+    @property
+    def tensor_parallel(self) -> int:
+        return self.plan.tensor_parallel
+
+    @property
+    def pipeline_stages(self) -> int:
+        return self.plan.pipeline_stages
+
+
+def instance_plan(row: RankedOffer, spec: ModelSpec) -> ParallelPlan:
+    """The engine's split of ``spec`` over the GPUs of the instance ``row`` prices."""
+    return plan_on_instance(row.instance_gpus, row.gpus_needed, spec.num_attention_heads, spec.num_kv_heads)
 
 
 @dataclass(frozen=True, slots=True)
@@ -466,15 +478,16 @@ def _offer_rows(
     built = []
     for row in rows:
         gpu = gpus.get(row.offer.gpu_slug)
-        tp = tensor_parallel_size(row.gpus_needed, spec.num_attention_heads, spec.num_kv_heads)
-        count = tp or row.gpus_needed
-        key = (row.offer.gpu_slug, count)
+        plan = instance_plan(row, spec)
+        # a request passes the pipeline stages one after another, each reading its share of the layers at the
+        # tensor-parallel degree: per request, the speed of the whole model at that degree
+        key = (row.offer.gpu_slug, plan.tensor_parallel)
         if key not in speeds:
             speeds[key] = (None, None)
             if gpu is not None and gpu.memory_bandwidth_gbps:
-                found = speed(spec, workload, gpu, count)
+                found = speed(spec, workload, gpu, plan.tensor_parallel)
                 speeds[key] = (found.per_request_tokens_per_s_low, found.per_request_tokens_per_s_high)
-        built.append(OfferRow(row, tp, *speeds[key]))
+        built.append(OfferRow(row, plan, *speeds[key]))
     return tuple(built)
 
 
@@ -714,8 +727,8 @@ def _api(inputs: PageInputs, gpus: Gpus, spec: ModelSpec, workload: Workload) ->
     if cheapest is not None:
         gpu = _gpu_index(inputs.gpus).get(cheapest.offer.gpu_slug)
         if gpu is not None and gpu.memory_bandwidth_gbps:
-            tp = tensor_parallel_size(cheapest.gpus_needed, spec.num_attention_heads, spec.num_kv_heads)
-            tokens_per_s = speed(spec, workload, gpu, tp or cheapest.gpus_needed).decode_tokens_per_s_low
+            running = instance_plan(cheapest, spec).tensor_parallel
+            tokens_per_s = speed(spec, workload, gpu, running).decode_tokens_per_s_low
     per_million = volume = capacity = reachable = None
     if rows and cheapest is not None:
         result = break_even(float(cheapest.per_month_usd), rows[0].hosted.price, mix, inputs.today, tokens_per_s)
@@ -969,7 +982,7 @@ def commands(inputs: PageInputs, page: ModelPage, hub_id: str) -> Commands:
     cloud, gpus = "", 0
     cheapest = page.summary.cheapest
     if cheapest is not None and page.setting.mode is Mode.INFERENCE:
-        plan = parallel_plan(cheapest.gpus_needed, spec.num_attention_heads, spec.num_kv_heads)
+        plan = instance_plan(cheapest, spec)
         gpus = plan.gpus_run
         precision = page.setting.precision if page.setting.precision in PRECISIONS else "fp16"
         cloud = launch_command(
@@ -981,6 +994,7 @@ def commands(inputs: PageInputs, page: ModelPage, hub_id: str) -> Commands:
                 precision=precision,
                 kv_dtype=state.kv,
                 tensor_parallel=plan.tensor_parallel,
+                pipeline_parallel=plan.pipeline_stages,
                 gpu_memory_utilization=0.9,
                 max_num_seqs=state.concurrency if state.concurrency > 1 else None,
             )

@@ -229,6 +229,14 @@ CHANGES: tuple[Change, ...] = (
     Change(
         date(2026, 12, 1),
         _(
+            "A cloud offer is run on exactly the GPUs its price is for: 5 rented GPUs as 5 pipeline stages, not as "
+            "tensor parallel over 8. Its tokens/s, the break-even against hosted APIs and the launch command follow "
+            "that split."
+        ),
+    ),
+    Change(
+        date(2026, 12, 1),
+        _(
             "GGUF k-quants of gpt-oss keep the experts in their released MXFP4, as llama-quantize does: a Q4_K_M of "
             "gpt-oss-20b is 11.6 GB, not 15.8 GB. GPU + RAM splits are checked against published llama.cpp logs."
         ),

@@ -3,7 +3,8 @@
 Flag names as each engine documents them (the accepted-flag table and its sources are in tests/calculator/
 test_launch.py; SOURCES.md "Launch commands"):
 - vLLM ``vllm serve`` (vllm ``vllm/engine/arg_utils.py`` ``EngineArgs.add_cli_args``, v0.11);
-- SGLang ``python -m sglang.launch_server`` (sglang ``python/sglang/srt/server_args.py``, v0.5);
+- SGLang ``python -m sglang.launch_server`` (sglang ``python/sglang/srt/server_args.py``, v0.5; ``--pp-size`` as
+  ``ServerArgs.pp_size`` names it, alias ``--pipeline-parallel-size``, read at commit 001067ff);
 - llama.cpp ``llama-server`` (ggml-org/llama.cpp ``common/arg.cpp`` at commit 145b6280d6aa1890e22457143dad0badb3fd6820);
 - Ollama Modelfile ``PARAMETER num_ctx`` / ``num_gpu`` (ollama ``docs/modelfile.md``) and the server's
   ``OLLAMA_NUM_PARALLEL`` / ``OLLAMA_KV_CACHE_TYPE`` / ``OLLAMA_FLASH_ATTENTION`` (``envconfig/config.go``);
@@ -48,6 +49,7 @@ class LaunchConfig:
     mmproj: str = ""  # path of the vision projector file
     draft_model: str = ""  # draft model (llama.cpp -md, mlx-lm --draft-model)
     wired_limit_mb: int | None = None  # Macs: the sysctl value fit.py's apple_fit gives when raising is needed
+    pipeline_parallel: int = 1  # pipeline stages (vLLM --pipeline-parallel-size, SGLang --pp-size)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +88,8 @@ def launch_command(config: LaunchConfig) -> Launch:
 
 def _vllm(c: LaunchConfig) -> Launch:
     argv = ["vllm", "serve", c.model, "--max-model-len", str(c.context)]
+    if c.pipeline_parallel > 1:
+        argv[3:3] = ["--pipeline-parallel-size", str(c.pipeline_parallel)]
     if c.tensor_parallel > 1:
         argv[3:3] = ["--tensor-parallel-size", str(c.tensor_parallel)]
     if c.gpu_memory_utilization is not None:
@@ -104,6 +108,8 @@ def _sglang(c: LaunchConfig) -> Launch:
     argv = ["python", "-m", "sglang.launch_server", "--model-path", c.model, "--context-length", str(c.context)]
     if c.tensor_parallel > 1:
         argv += ["--tp", str(c.tensor_parallel)]
+    if c.pipeline_parallel > 1:
+        argv += ["--pp-size", str(c.pipeline_parallel)]
     if c.gpu_memory_utilization is not None:
         argv += ["--mem-fraction-static", _fraction(c.gpu_memory_utilization)]
     if c.kv_dtype in _SGLANG_KV:

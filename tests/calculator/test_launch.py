@@ -17,7 +17,8 @@ HUB = Path(__file__).resolve().parents[2] / "models_catalog" / "data" / "hub"
 
 # Accepted option names per engine and version, from each engine's argument definitions:
 # vLLM 0.11 vllm/engine/arg_utils.py EngineArgs.add_cli_args + vllm/entrypoints/openai/cli_args.py;
-# SGLang 0.5 python/sglang/srt/server_args.py ServerArgs.add_cli_args;
+# SGLang 0.5 python/sglang/srt/server_args.py ServerArgs.add_cli_args (--pp-size: ServerArgs.pp_size, alias
+# --pipeline-parallel-size, sgl-project/sglang at 001067fffe33427bee0ed2f007fb7551a1d76b44);
 # llama.cpp common/arg.cpp at commit 145b6280d6aa1890e22457143dad0badb3fd6820 (llama-server);
 # mlx-lm 0.28 mlx_lm/server.py main() argparse; Ollama docs/modelfile.md PARAMETER names.
 ACCEPTED: dict[str, tuple[str, frozenset[str]]] = {
@@ -45,6 +46,8 @@ ACCEPTED: dict[str, tuple[str, frozenset[str]]] = {
                 "--model-path",
                 "--tp",
                 "--tp-size",
+                "--pp-size",
+                "--pipeline-parallel-size",
                 "--context-length",
                 "--mem-fraction-static",
                 "--kv-cache-dtype",
@@ -106,6 +109,8 @@ CONFIGS = [
     LaunchConfig("llama.cpp", "model.gguf", 8192, offload="layers", gpu_layers=15),
     LaunchConfig("ollama", "qwen3:235b", 8192, 4, kv_dtype="q8_0", offload="layers", gpu_layers=20),
     LaunchConfig("mlx", "mlx-community/gpt-oss-120b-4bit", wired_limit_mb=110592),
+    LaunchConfig("vllm", "zai-org/GLM-5.3-Flash", 8192, 1, "", "fp16", 1, 0.9, pipeline_parallel=5),
+    LaunchConfig("sglang", "zai-org/GLM-5.3-Flash", 8192, 1, "", "fp16", 2, 0.9, pipeline_parallel=3),
 ]
 
 
@@ -220,3 +225,11 @@ def test_done_when_models_give_a_verdict_and_a_command_on_each_machine(model: st
             assert command
     assert found["8xh100"][0].startswith("fits")
     assert not found["rtx-4090+128GiB"][0].startswith("none")
+
+
+def test_pipeline_stages_spelled_per_engine():
+    vllm = launch_command(LaunchConfig("vllm", "m/x", tensor_parallel=1, pipeline_parallel=5)).argv
+    assert vllm[vllm.index("--pipeline-parallel-size") + 1] == "5" and "--tensor-parallel-size" not in vllm
+    sglang = launch_command(LaunchConfig("sglang", "m/x", tensor_parallel=2, pipeline_parallel=3)).argv
+    assert sglang[sglang.index("--tp") + 1] == "2" and sglang[sglang.index("--pp-size") + 1] == "3"
+    assert "--pipeline-parallel-size" not in launch_command(LaunchConfig("vllm", "m/x", tensor_parallel=8)).argv

@@ -360,3 +360,19 @@ def test_german_page_says_our_build_notes_and_source_citations_in_german(client,
 
     _, page = _get(client, GLM)
     assert "perplexity +2.96 % vs FP8; the card's everyday default" in page.one(id="builds").text
+
+
+def test_a_marketplace_instance_of_five_gpus_runs_as_five_pipeline_stages(client, seed_site):
+    """With the shipped snapshot a marketplace sells MI300X in any count: the cheapest configuration is 5 GPUs.
+    The page prices 5, says the engine runs them as TP 1 × 5 stages, and the command runs exactly that."""
+    from io import StringIO
+
+    call_command("load_prices", stdout=StringIO())
+    _, page = _get(client, GLM)
+    assert page.one(data_card="per-hour").text == "$11.95"  # 5 × $2.39
+    cheapest = page.one("tr", data_cheapest="true")
+    assert cheapest.one("span", data_plan="tp1-pp5").text.endswith("1 × 5 (tensor × pipeline parallel)")
+    commands = page.one(id="commands").text
+    assert "5 × MI300X 192GB" in commands
+    assert "vllm serve zai-org/GLM-5.3-Flash --pipeline-parallel-size 5 --max-model-len 8192" in commands
+    assert "--tensor-parallel-size" not in commands

@@ -13,8 +13,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
-from calculator.estimation import estimate, speed, tensor_parallel_size
+from calculator.estimation import estimate, speed
 from calculator.estimation.cost import cost_per_million_tokens
+from calculator.estimation.fit import plan_on_instance
 from calculator.estimation.ranking import RankedOffer, Ranking, rank
 from calculator.management.options import (
     Request,
@@ -189,8 +190,9 @@ def _speeds(request: Request, ranking: Ranking) -> dict[Key, Speed]:
     rates: dict[tuple[str, int], float | None] = {}
     for row in (*ranking.by_gpu, *ranking.by_provider):
         gpu: GpuSpec | None = gpu_by_slug(row.offer.gpu_slug)
-        tp = tensor_parallel_size(row.gpus_needed, spec.num_attention_heads, spec.num_kv_heads)
-        running = min(tp or row.gpus_needed, row.instance_gpus or row.gpus_needed)
+        # as the page: the engine's split over the priced instance, per request the speed at its TP degree
+        plan = plan_on_instance(row.instance_gpus, row.gpus_needed, spec.num_attention_heads, spec.num_kv_heads)
+        running = plan.tensor_parallel
         if (row.offer.gpu_slug, running) not in rates:
             tokens = None
             if gpu is not None and gpu.memory_bandwidth_gbps:
@@ -198,7 +200,8 @@ def _speeds(request: Request, ranking: Ranking) -> dict[Key, Speed]:
             rates[(row.offer.gpu_slug, running)] = tokens
         tokens = rates[(row.offer.gpu_slug, running)]
         found[_key(row)] = {
-            "tensor_parallel": tp,
+            "tensor_parallel": plan.tensor_parallel,
+            "pipeline_parallel": plan.pipeline_stages,
             "tokens_per_s": tokens,
             "per_million_tokens_usd": cost_per_million_tokens(float(row.per_hour_usd), tokens),
         }
