@@ -181,15 +181,23 @@ def parallel_plan(memory_count: int, attention_heads: int, kv_heads: int) -> Par
 
 
 def plan_on_instance(instance_gpus: int, memory_count: int, attention_heads: int, kv_heads: int) -> ParallelPlan:
-    """How vLLM and SGLang run a model on an instance of ``instance_gpus`` GPUs (one node), every GPU used: the
-    widest tensor-parallel degree that divides the instance and that the heads allow (§3.1), times pipeline
-    stages for the rest — 8 GPUs run as TP 8, a marketplace instance of 5 as TP 1 × 5 stages, 6 as TP 2 × 3.
-    Both engines split layers over stages (vLLM ``--pipeline-parallel-size``, SGLang ``--pp-size``), so the price
-    of the instance is the price of a configuration that runs."""
+    """How vLLM and SGLang run a model on an instance of ``instance_gpus`` GPUs (one node) when the memory needs
+    ``memory_count``: on n GPUs (memory_count ≤ n ≤ the instance) the widest tensor-parallel degree that divides n
+    and that the heads allow (§3.1), times pipeline stages for the rest; the n with the widest degree (the fastest
+    per request), the fewest GPUs among equals. 8 GPUs run as TP 8; a marketplace instance of 5 as TP 1 × 5
+    stages; 6 as TP 2 × 3; an instance of 7 for a need of 6 as TP 2 × 3, one GPU idle. Both engines split layers
+    over stages (vLLM ``--pipeline-parallel-size``, SGLang ``--pp-size``), so the instance's price is the price of a
+    configuration that runs."""
     count = max(1, instance_gpus)
     heads, kv = max(1, attention_heads), max(1, kv_heads)
-    tp = max(t for t in range(1, count + 1) if count % t == 0 and heads % t == 0 and (kv % t == 0 or t % kv == 0))
-    return ParallelPlan(max(1, memory_count), tp, count // tp, count)
+
+    def widest(n: int) -> int:
+        return max(t for t in range(1, n + 1) if n % t == 0 and heads % t == 0 and (kv % t == 0 or t % kv == 0))
+
+    tp, n = max(
+        ((widest(n), n) for n in range(min(max(1, memory_count), count), count + 1)), key=lambda p: (p[0], -p[1])
+    )
+    return ParallelPlan(max(1, memory_count), tp, n // tp, n)
 
 
 def fits_per_gpu(total_bytes: int, gpus: int, gpu_memory_bytes: int) -> bool:

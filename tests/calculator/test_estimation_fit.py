@@ -196,8 +196,8 @@ def test_mla_latent_replicated_on_every_gpu_is_checked_per_gpu():
 
 
 def test_an_instance_runs_with_every_gpu_tensor_times_pipeline_parallel():
-    """The plan for the GPUs an instance sells: the widest TP degree dividing it that the heads allow, stages for
-    the rest (vLLM --pipeline-parallel-size, SGLang --pp-size)."""
+    """The plan for the GPUs an instance sells: the widest TP degree the heads allow on as many of them as the
+    memory needs or more, stages for the rest (vLLM --pipeline-parallel-size, SGLang --pp-size)."""
     from calculator.estimation.fit import plan_on_instance
 
     def _split(plan):
@@ -208,5 +208,6 @@ def test_an_instance_runs_with_every_gpu_tensor_times_pipeline_parallel():
     assert _split(plan_on_instance(6, 5, attention_heads=64, kv_heads=8)) == (2, 3, 6)
     assert _split(plan_on_instance(4, 3, attention_heads=64, kv_heads=4)) == (4, 1, 4)
     assert _split(plan_on_instance(6, 6, attention_heads=96, kv_heads=8)) == (2, 3, 6)  # 8 KV heads: no TP 3 or 6
+    assert _split(plan_on_instance(7, 6, attention_heads=64, kv_heads=8)) == (2, 3, 6)  # one of 7 GPUs idle
     plan = plan_on_instance(7, 7, attention_heads=28, kv_heads=4)
     assert (plan.tensor_parallel, plan.pipeline_stages, plan.gpus_run) == (1, 7, 7)
