@@ -158,7 +158,11 @@ class OfferOut(Schema):
     region: str
     pricing_kind: str
     gpus_needed: int = Field(..., description="GPUs the memory needs")
-    engine_gpus: int | None = Field(..., description="GPUs an engine splits the model over (tensor parallel)")
+    engine_gpus: int | None = Field(
+        ..., description="GPUs an engine (vLLM, SGLang) runs the model on: tensor_parallel × pipeline_parallel"
+    )
+    tensor_parallel: int | None = Field(None, description="tensor-parallel degree of that split")
+    pipeline_parallel: int | None = Field(None, description="pipeline stages of that split")
     instance_gpus: int
     price_per_gpu_hour_usd: float
     per_hour_usd: float

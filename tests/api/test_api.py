@@ -69,7 +69,13 @@ def test_estimate_gives_the_seed_need_and_the_first_ranking_row(client, seed_sit
     assert (first["gpus_needed"], first["gpu_name"], first["per_hour_usd"]) == (5, "MI300X 192GB", 19.12)
     assert first["captured_at"].startswith("2026-11-13")
     assert isinstance(first["stale"], bool)
-    assert first["engine_gpus"] is not None
+    # 8 MI300X sold together: vLLM runs all 8 as TP 8 (64 heads); the row says so
+    assert (first["instance_gpus"], first["engine_gpus"], first["tensor_parallel"], first["pipeline_parallel"]) == (
+        8,
+        8,
+        8,
+        1,
+    )
     assert body["summary"]["cheapest"]["per_hour_usd"] == 19.12
 
 
