@@ -357,6 +357,11 @@ def _store(
     skipped: list[str] = []
     try:
         records = parse(payload, captured_at, skipped)
+        term_limit = Offer._meta.get_field("term").max_length or 0
+        for record in records:
+            # a commitment term is a key of the offer: cut short it would name another term, so the payload fails
+            if len(record.term) > term_limit:
+                raise PayloadError(f"commitment term longer than {term_limit} characters: {record.term[:60]!r}")
         if records and module is None:
             gpus = set(Gpu.objects.values_list("slug", flat=True))
             unknown = sorted({r.gpu_slug for r in records} - gpus)

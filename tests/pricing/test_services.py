@@ -320,3 +320,34 @@ def test_curated_file_for_an_unknown_gpu_is_refused(tmp_path):
     (result,) = offline_refresh(tmp_path, now=T0)
     assert result.outcome == "failed" and "h900" in result.error
     assert Offer.objects.count() == 0
+
+
+def test_a_commitment_term_too_long_to_store_fails_the_refresh_and_keeps_the_last_good_offers(tmp_path):
+    """A term over the column's 32 characters would be a database error mid-refresh (PostgreSQL refuses it); cut
+    short it would name another term. The payload fails with the reason; the provider's last offers stay."""
+
+    def curated(term: str) -> str:
+        return json.dumps(
+            {
+                "format": "gpufit-offers/1",
+                "provider": {"slug": "coreweave", "name": "CoreWeave"},
+                "captured": "2026-11-13",
+                "offers": [
+                    {
+                        "gpu_slug": "h200-sxm",
+                        "instance_name": "HGX H200",
+                        "price_per_gpu_hour_usd": "3.50",
+                        "pricing_kind": "reserved",
+                        "term": term,
+                    }
+                ],
+            }
+        )
+
+    (tmp_path / "coreweave.json").write_text(curated("1y"))
+    assert [r.outcome for r in offline_refresh(tmp_path, now=T0)] == ["success"]
+    (tmp_path / "coreweave.json").write_text(curated("one year, paid monthly, with a 30-day notice period"))
+    (result,) = offline_refresh(tmp_path, now=T0)
+    assert result.outcome == "failed" and "commitment term longer than 32 characters" in result.error
+    assert list(Offer.objects.values_list("term", flat=True)) == ["1y"]
+    assert PriceSnapshot.objects.filter(outcome="failed").count() == 1
