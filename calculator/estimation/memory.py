@@ -24,9 +24,32 @@ from .workload import Breakdown, Mode, Term, Workload
 _DEFAULT_WORKLOAD = Workload()
 
 
+# Estimates remembered per spec object and workload: both are immutable, and one model page asks for the same
+# workload several times (its matrix, ranking, builds and verdicts share settings) and, with the spec kept per
+# process, again on the next page of that model. The spec is held with its entry, so its id is never reused
+# while the entry lives; the store is emptied when full.
+_REMEMBERED: dict[tuple[int, Workload], tuple[ModelSpec, Breakdown]] = {}
+REMEMBERED_LIMIT = 4096
+
+
 def estimate(spec: ModelSpec, workload: Workload = _DEFAULT_WORKLOAD) -> Breakdown:
     """Memory ``spec`` needs under ``workload``. Never raises on odd input: unknown names fall back to the
     defaults with a warning, counts below 1 count as 1."""
+    key = (id(spec), workload)
+    try:
+        hit = _REMEMBERED.get(key)
+    except TypeError:  # a workload built with an unhashable value: computed, not remembered
+        return _estimate(spec, workload)
+    if hit is not None and hit[0] is spec:
+        return hit[1]
+    breakdown = _estimate(spec, workload)
+    if len(_REMEMBERED) >= REMEMBERED_LIMIT:
+        _REMEMBERED.clear()
+    _REMEMBERED[key] = (spec, breakdown)
+    return breakdown
+
+
+def _estimate(spec: ModelSpec, workload: Workload) -> Breakdown:
     facts = spec_facts(spec)
     warnings: list[str] = []
     engine = get_engine(workload.engine)

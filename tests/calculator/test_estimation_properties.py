@@ -128,3 +128,20 @@ def test_a_measured_weight_file_size_replaces_the_computed_weights():
     assert measured.total_bytes - computed.total_bytes == pytest.approx(
         4_920_734_016 - computed.bytes_of("weights"), rel=0.15
     )
+
+
+def test_estimates_are_remembered_per_spec_object_and_workload():
+    """The same spec object and workload give the very same breakdown; an equal spec built anew, another workload
+    or a full store compute afresh, with equal results."""
+    from calculator.estimation import memory
+
+    spec = llama_31_8b()
+    workload = Workload(context=12_345)
+    first = memory.estimate(spec, workload)
+    assert memory.estimate(spec, workload) is first
+    assert memory.estimate(spec, Workload(context=12_345)) is first  # equal workloads are one key
+    again = memory.estimate(replace(spec), workload)
+    assert again is not first and again == first
+    assert memory.estimate(spec, Workload(context=20_000)).total_bytes > first.total_bytes
+    memory._REMEMBERED.clear()
+    assert memory.estimate(spec, workload) == first
