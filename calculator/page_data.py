@@ -11,6 +11,7 @@ from django.db.models import Max
 
 from calculator.estimation import ApiPrice
 from calculator.forms import CalculatorState, PageChoices
+from calculator.labels import data_text
 from calculator.page import Build, HostedPrice, PageInputs, build_key, page_choices
 from models_catalog.architecture import ModelSpec
 from models_catalog.models import Model
@@ -50,8 +51,8 @@ def _builds(facts: ModelFacts, params_total: int) -> tuple[Build, ...]:
     taken: set[str] = set()
     return tuple(
         Build(
-            key=build_key(b.label, taken),
-            label=b.label,
+            key=build_key(b.label, taken),  # from the label as stored: a permalink names the same build in any language
+            label=data_text(b.label),
             format=b.format,
             repo_id=b.repo_id,
             bits_per_weight=_bits(b, params_total),

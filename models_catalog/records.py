@@ -277,12 +277,14 @@ def _sized_build(fmt: str, label: str, repo_id: str, size: int, params_total: in
 
 # --- the product's reference facts -----
 def reference_texts(data: Mapping[str, Any]) -> list[str]:
-    """What we wrote ourselves in ``reference_facts.json`` and pages show: how each document is cited and each
-    build's quality note. Pages show them in the reader's language (the message catalogs hold their
-    translations; ``models_catalog/babel_extract.py`` puts them there)."""
+    """What we wrote ourselves in ``reference_facts.json`` and pages show: how each document is cited, each build's
+    quality note and a build's descriptive label. Pages show them in the reader's language (the message catalogs
+    hold their translations; ``models_catalog/babel_extract.py`` puts them there)."""
     texts = list(data["documents"].values())
     for entry in data["models"].values():
-        texts.extend(b["quality_note"] for b in entry.get("builds", ()) if b.get("quality_note"))
+        builds = entry.get("builds", ())
+        texts.extend(b["label"] for b in builds if " " in b["label"])  # "FP8 reference"; "4-bit" is no sentence
+        texts.extend(b["quality_note"] for b in builds if b.get("quality_note"))
     return list(dict.fromkeys(texts))
 
 

@@ -357,6 +357,7 @@ def test_german_page_says_our_build_notes_and_source_citations_in_german(client,
     assert "Bezugspunkt für die Perplexitätsänderungen darunter" in builds
     assert "deutschsprachiger Community-Artikel" in builds
     assert "perplexity" not in builds and "community article" not in builds
+    assert "FP8-Referenz" in builds and "FP8 reference" not in builds
 
     _, page = _get(client, GLM)
     assert "perplexity +2.96 % vs FP8; the card's everyday default" in page.one(id="builds").text
