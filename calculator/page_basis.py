@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 
 from django.conf import settings
@@ -40,6 +40,8 @@ class PageBasis:
     sources: PageSources | None  # None when the model cannot be sized (``unsizable`` says why)
     unsizable: str
     similar: tuple[SimilarModel, ...]
+    # HTML of the page's sections that depend on nothing else, rendered on first use (calculator/views.py)
+    rendered: dict[str, str] = field(default_factory=dict, compare=False)
 
 
 _Key = tuple[str, str, str, str, date]  # hub id, language, catalog token, prices token, day

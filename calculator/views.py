@@ -16,12 +16,13 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import get_language
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
+from markupsafe import Markup
 
 from calculator.forms import PRESET_CONTEXTS, parse_state, state_query
 from calculator.hardware import popular_hardware
 from calculator.og_image import og_card
 from calculator.page import commands, model_page, rig
-from calculator.page_basis import page_basis
+from calculator.page_basis import PageBasis, page_basis
 from models_catalog import selectors
 from models_catalog.models import Model
 from models_catalog.views import parsed_hub_id, unknown_model
@@ -37,6 +38,31 @@ MARKDOWN = "text/markdown"
 class Loaded:
     model: Model
     context: dict[str, Any]  # what the templates render; "page" is None when the model cannot be sized
+    basis: PageBasis | None = None
+
+
+# The page's sections that no query string changes (calculator/page_basis.py): rendered once per kept basis, which is
+# per model, language, data generation and day. Their templates read only these names.
+KEPT_SECTIONS = (("facts_html", "calculator/_model_facts.html"), ("similar_html", "calculator/_similar.html"))
+
+
+def _kept_sections(loaded: Loaded, request: HttpRequest) -> dict[str, Markup]:
+    basis = loaded.basis
+    if basis is None:
+        return {}
+    context = {
+        "facts": basis.facts,
+        "model": basis.facts.model,
+        "notes": basis.sources.spec.notes if basis.sources else (),
+        "similar": basis.similar,
+    }
+    sections = {}
+    for name, template in KEPT_SECTIONS:
+        html = basis.rendered.get(name)
+        if html is None:
+            html = basis.rendered[name] = render_to_string(template, context, request=request)
+        sections[name] = Markup(html)
+    return sections
 
 
 def _load(request: HttpRequest, org: str, name: str, suffix: str = "") -> Loaded | HttpResponse:
@@ -58,7 +84,7 @@ def _load(request: HttpRequest, org: str, name: str, suffix: str = "") -> Loaded
     base_url = model.get_absolute_url()
     if sources is None:
         unsizable = {"unsizable": basis.unsizable, "page": None, "similar": basis.similar}
-        return Loaded(model, {"facts": facts, "base_url": base_url, **unsizable})
+        return Loaded(model, {"facts": facts, "base_url": base_url, **unsizable}, basis)
     choices = sources.choices
     parsed = parse_state(with_remembered_rig(request), choices)
     query = state_query(parsed.state, choices)
@@ -84,6 +110,7 @@ def _load(request: HttpRequest, org: str, name: str, suffix: str = "") -> Loaded
             "popular_hardware": popular_hardware(sources.gpus),
             "similar": basis.similar,
         },
+        basis,
     )
 
 
@@ -132,7 +159,7 @@ def model_detail(request: HttpRequest, org: str, name: str) -> HttpResponse:
         response["HX-Push-Url"] = context["permalink"]
         return response
     # state-independent sections are rendered with the page only, never with the fragment
-    return render(request, "calculator/model.html", context)
+    return render(request, "calculator/model.html", {**context, **_kept_sections(loaded, request)})
 
 
 @require_GET

@@ -4,6 +4,7 @@ them, never kept while the cache cannot name them, and bounded."""
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from pathlib import Path
 
@@ -116,3 +117,23 @@ def test_one_basis_per_language_so_labels_are_said_in_the_readers(catalog, clien
     assert "Total parameters" not in german and "Published model page or article" not in german
     assert "Gesamtparameter" in german or "Parameter insgesamt" in german
     assert {key[1] for key in basis_module._kept} == {"en", "de"}
+
+
+@pytest.mark.parametrize("path", ["/en/models/zai-org/GLM-5.3-Flash/", "/de/models/meta-llama/Llama-3.1-8B-Instruct/"])
+def test_kept_sections_are_the_html_the_page_renders_itself(catalog, client, monkeypatch, path):
+    """The facts and similar-models sections rendered once per basis are byte for byte what the page's own
+    includes give."""
+    from calculator import views
+
+    def article(response) -> str:
+        text = response.content.decode()
+        text = re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", text)  # each response its own token
+        return text[text.index("<article") : text.index("</article>")]
+
+    kept_first, kept_again = article(client.get(path + "?context=9000")), article(client.get(path + "?context=9001"))
+    assert 'id="similar"' in kept_first and "data-fact=" in kept_first
+    monkeypatch.setattr(views, "KEPT_SECTIONS", ())
+    basis_module.forget()
+    own = article(client.get(path + "?context=9000"))
+    assert own == kept_first
+    assert kept_again.count('id="similar"') == 1
