@@ -497,7 +497,7 @@ def _gpus_section(
     ranking = rank(need, offers, gpus)
     index = _gpu_index(gpus)
     shown = [*ranking.by_gpu, *ranking.by_provider]
-    captures = [_day(r.offer.captured_at) for r in shown if r.offer.captured_at]
+    captures = [capture_day(r.offer.captured_at) for r in shown if r.offer.captured_at]
     return Gpus(
         need_bytes=need,
         by_gpu=_offer_rows(ranking.by_gpu, spec, workload, index),
@@ -510,7 +510,8 @@ def _gpus_section(
     )
 
 
-def _day(moment: date | datetime) -> date:
+def capture_day(moment: date | datetime) -> date:
+    """The day of a capture time (offers carry a day or a moment)."""
     return moment.date() if isinstance(moment, datetime) else moment
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, replace
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET
 from calculator.charts import price_chart
 from calculator.forms import CalculatorState, parse_state, state_query
 from calculator.hardware import hardware_for, models_on_gpu, popular_hardware, runs_on
-from calculator.page import ModelPage, model_page
+from calculator.page import ModelPage, capture_day, model_page
 from calculator.page_basis import page_basis
 from models_catalog import selectors
 from models_catalog.models import Model
@@ -29,10 +29,6 @@ from pricing.selectors import current_offers, price_history, provider_statuses
 
 MODELS_ON_GPU_PAGE = 120  # catalog models listed on a GPU page (the most downloaded, then the largest)
 MAX_COMPARED = 4
-
-
-def _as_day(value: datetime | date) -> date:
-    return value.date() if isinstance(value, datetime) else value
 
 
 def _today() -> Any:
@@ -99,7 +95,7 @@ def gpu_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "other_offers": other,
         "history": history,
         # why a GPU with offers has no history: none was seen within the window a day of the history counts
-        "newest_seen": max(seen, key=_as_day) if seen else None,
+        "newest_seen": max(seen, key=capture_day) if seen else None,
         "history_window_days": settings.PRICING_STALE_AFTER_HOURS // 24,
         "chart": price_chart(days),
         "fits": models_on_gpu(_catalog_specs(MODELS_ON_GPU_PAGE), gpu),
