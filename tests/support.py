@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -68,6 +69,18 @@ def broker_state(redis_url: str) -> str:
     )
 
 
+def stop_process(process: subprocess.Popen[Any]) -> None:
+    """SIGTERM, then SIGKILL when it has not ended within 15 s (a server or worker a test started)."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=5)
+
+
 @dataclass
 class Worker:
     process: subprocess.Popen[str]
@@ -118,12 +131,6 @@ def running_worker(env: dict[str, str], hostname: str, pool: str = "solo") -> It
             pytest.fail(f"the Celery worker {hostname} did not come up within 45 s:\n{worker.output()[-4000:]}")
         yield worker
     finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=5)
+        stop_process(process)
         log_file.close()
         log_dir.cleanup()

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
-from tests.support import wait_for
+from tests.support import stop_process, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -120,9 +120,4 @@ def serve_bundled_site(*, workers: int = 2, startup_timeout_s: float = 60) -> It
                 raise RuntimeError(f"the site did not come up on {base_url}:\n{log_path.read_text()[-4000:]}")
             yield base_url
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=5)
+            stop_process(process)

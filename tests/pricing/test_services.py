@@ -281,25 +281,23 @@ def test_two_concurrent_refreshes_of_one_provider_produce_one_snapshot():
     assert PriceSnapshot.objects.count() == 1
 
 
+def _coreweave_file(**offer) -> str:
+    """A curated offer file for CoreWeave with one HGX H200 offer of these fields, seen on 2026-11-13."""
+    row = {"gpu_slug": "h200-sxm", "instance_name": "HGX H200", **offer}
+    document = {
+        "format": "gpufit-offers/1",
+        "provider": {"slug": "coreweave", "name": "CoreWeave"},
+        "captured": "2026-11-13",
+        "offers": [row],
+    }
+    return json.dumps(document)
+
+
 def test_offline_refresh_reads_recorded_api_payloads_and_curated_files(tmp_path):
     (tmp_path / "runpod.json").write_bytes(RUNPOD_RAW)
     (tmp_path / "coreweave.json").write_text(
-        json.dumps(
-            {
-                "format": "gpufit-offers/1",
-                "provider": {"slug": "coreweave", "name": "CoreWeave"},
-                "captured": "2026-11-13",
-                "offers": [
-                    {
-                        "gpu_slug": "h200-sxm",
-                        "instance_name": "HGX H200",
-                        "gpu_counts": [8],
-                        "price_per_gpu_hour_usd": "6.305",
-                        "instance_price_usd": [[8, "50.44"]],
-                        "confidence": "medium",
-                    }
-                ],
-            }
+        _coreweave_file(
+            gpu_counts=[8], price_per_gpu_hour_usd="6.305", instance_price_usd=[[8, "50.44"]], confidence="medium"
         )
     )
     results = {r.provider_slug: r for r in offline_refresh(tmp_path, now=T0)}
@@ -327,22 +325,7 @@ def test_a_commitment_term_too_long_to_store_fails_the_refresh_and_keeps_the_las
     short it would name another term. The payload fails with the reason; the provider's last offers stay."""
 
     def curated(term: str) -> str:
-        return json.dumps(
-            {
-                "format": "gpufit-offers/1",
-                "provider": {"slug": "coreweave", "name": "CoreWeave"},
-                "captured": "2026-11-13",
-                "offers": [
-                    {
-                        "gpu_slug": "h200-sxm",
-                        "instance_name": "HGX H200",
-                        "price_per_gpu_hour_usd": "3.50",
-                        "pricing_kind": "reserved",
-                        "term": term,
-                    }
-                ],
-            }
-        )
+        return _coreweave_file(price_per_gpu_hour_usd="3.50", pricing_kind="reserved", term=term)
 
     (tmp_path / "coreweave.json").write_text(curated("1y"))
     assert [r.outcome for r in offline_refresh(tmp_path, now=T0)] == ["success"]
