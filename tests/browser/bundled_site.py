@@ -42,6 +42,7 @@ PAGE_TYPES: dict[str, tuple[str, int]] = {
         "/{lang}/compare/?models=zai-org/GLM-5.3-Flash,meta-llama/Llama-3.1-8B-Instruct,Qwen/Qwen3-30B-A3B",
         200,
     ),
+    "import-status": ("/{lang}/models/import/zai-org/GLM-5.3-Flash/", 200),
     "unknown-model": ("/{lang}/models/acme-labs/Imaginary-7B/", 404),
     "not-found": ("/{lang}/no-such-page/", 404),
 }
