@@ -31,7 +31,6 @@ class ProviderInfo:
     name: str
     website: str
     endpoint: str  # what ``fetch`` calls (shown on snapshots as their source)
-    schedule_seconds: int  # how often Celery beat refreshes it
     api_key_setting: str | None = None  # settings name holding the credential, if the API needs one
     api_key_required: bool = False
     docs: str = ""

@@ -329,14 +329,13 @@ def _gpuhunt_version() -> str:
     return version("gpuhunt")
 
 
-def _catalog(slug: str, gpuhunt_name: str, name: str, website: str, *, hours: int = 24) -> GpuhuntSource:
+def _catalog(slug: str, gpuhunt_name: str, name: str, website: str) -> GpuhuntSource:
     return GpuhuntSource(
         INFO=ProviderInfo(
             slug=slug,
             name=name,
             website=website,
             endpoint=f"{CATALOG_URL}/{gpuhunt_name}",
-            schedule_seconds=hours * 3600,
             docs="dstackai/gpuhunt src/gpuhunt/_internal/catalog.py (per-provider v3 catalogs)",
         ),
         gpuhunt_name=gpuhunt_name,
@@ -350,7 +349,6 @@ def _online(slug: str, gpuhunt_name: str, name: str, website: str, endpoint: str
             name=name,
             website=website,
             endpoint=endpoint,
-            schedule_seconds=6 * 3600,
             docs=f"dstackai/gpuhunt src/gpuhunt/providers/{gpuhunt_name}.py",
         ),
         gpuhunt_name=gpuhunt_name,
@@ -367,9 +365,9 @@ SOURCES: tuple[GpuhuntSource, ...] = (
     _catalog("gcp", "gcp", "Google Cloud", "https://cloud.google.com/compute/gpus-pricing"),
     _catalog("oci", "oci", "Oracle Cloud (OCI)", "https://www.oracle.com/cloud/compute/pricing/"),
     _catalog("nebius", "nebius", "Nebius", "https://nebius.com/prices"),
-    _catalog("lambda", "lambdalabs", "Lambda", "https://lambda.ai/pricing", hours=6),
+    _catalog("lambda", "lambdalabs", "Lambda", "https://lambda.ai/pricing"),
     _catalog("verda", "verda", "Verda (ex-DataCrunch)", "https://verda.com/pricing"),
-    _catalog("cloudrift", "cloudrift", "CloudRift", "https://www.cloudrift.ai/pricing", hours=6),
+    _catalog("cloudrift", "cloudrift", "CloudRift", "https://www.cloudrift.ai/pricing"),
     _online("lium", "lium", "Lium", "https://lium.io", "https://lium.io/api/public/v1/nodes"),
 )
 

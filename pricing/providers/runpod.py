@@ -22,7 +22,6 @@ INFO = ProviderInfo(
     name="RunPod",
     website="https://www.runpod.io/pricing",
     endpoint="https://api.runpod.io/graphql",
-    schedule_seconds=60 * 60,
     api_key_setting="PRICING_RUNPOD_API_KEY",
     docs="runpod/docs sdks/graphql/manage-pods.mdx; runpod-python runpod/api/queries/gpus.py",
 )

@@ -20,7 +20,6 @@ INFO = ProviderInfo(
     name="TensorDock",
     website="https://tensordock.com/cloud-gpus",
     endpoint="https://dashboard.tensordock.com/api/v2/locations",
-    schedule_seconds=6 * 60 * 60,
     api_key_setting="PRICING_TENSORDOCK_API_KEY",
     api_key_required=True,
     docs="dashboard.tensordock.com/api/docs/fetch-hostnodes",

@@ -29,7 +29,6 @@ INFO = ProviderInfo(
     name="Vast.ai",
     website="https://vast.ai/pricing",
     endpoint="https://console.vast.ai/api/v0/bundles/",
-    schedule_seconds=60 * 60,
     api_key_setting="PRICING_VASTAI_API_KEY",
     docs="vast-ai/docs api-reference/openapi/yaml/search_offers.yaml",
 )

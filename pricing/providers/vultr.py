@@ -25,7 +25,6 @@ INFO = ProviderInfo(
     name="Vultr",
     website="https://www.vultr.com/pricing/#cloud-gpu",
     endpoint="https://api.vultr.com/v2/plans",
-    schedule_seconds=24 * 60 * 60,
     api_key_setting="PRICING_VULTR_API_KEY",
     docs="vultr/govultr plans.go; docs.vultr.com vultr-cli plans list",
 )
