@@ -9,7 +9,6 @@ from celery import Task, shared_task
 from django.conf import settings
 
 from .price_index import price_history_settle, price_index_compute
-from .providers import API_PROVIDERS
 from .retention import offers_prune
 from .services import SKIPPED, RefreshTemporarilyFailed, api_prices_refresh, curated_provider_slugs, offers_refresh
 
@@ -55,14 +54,6 @@ def refresh_provider(self: Task, provider_slug: str) -> dict:
 def refresh_curated() -> list[str]:
     """Re-read the curated offer files, one task per provider."""
     slugs = curated_provider_slugs()
-    for slug in slugs:
-        refresh_provider.delay(slug)
-    return slugs
-
-
-@shared_task(name="pricing.refresh_all")
-def refresh_all() -> list[str]:
-    slugs = [*API_PROVIDERS, *curated_provider_slugs()]
     for slug in slugs:
         refresh_provider.delay(slug)
     return slugs
