@@ -7,7 +7,7 @@ consumes them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Literal
@@ -20,8 +20,7 @@ CONFIDENCES: tuple[Confidence, ...] = ("high", "medium", "low")
 
 HOURS_PER_MONTH = 730  # the seed's month: 365 × 24 / 12
 
-# A price per GPU-hour outside this band is a parse error or a placeholder, not a price.
-MIN_PRICE_PER_GPU_HOUR_USD = Decimal("0.01")
+# A price per GPU-hour above this is a parse error or a placeholder, not a price (providers refuse it).
 MAX_PRICE_PER_GPU_HOUR_USD = Decimal("200")
 
 
@@ -77,9 +76,6 @@ class OfferRecord:
     def sizes_known(self) -> bool:
         return bool(self.gpu_counts)
 
-    def with_stale(self, stale: bool) -> OfferRecord:
-        return replace(self, stale=stale)
-
     @property
     def natural_key(self) -> tuple[str, str, str, str, str, str]:
         """What identifies an offer across refreshes: provider, GPU, instance, pricing kind, term, region."""
@@ -116,9 +112,3 @@ def normalise_gpu_counts(counts: object) -> tuple[int, ...]:
             raise ValueError(f"GPU count must be a positive integer, got {count!r}")
         result.add(count)
     return tuple(sorted(result))
-
-
-def price_is_plausible(price_per_gpu_hour_usd: float | Decimal) -> bool:
-    """Guards against placeholders and unit mix-ups (cents, per-month figures) in provider payloads."""
-    value = Decimal(str(price_per_gpu_hour_usd))
-    return MIN_PRICE_PER_GPU_HOUR_USD <= value <= MAX_PRICE_PER_GPU_HOUR_USD

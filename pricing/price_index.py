@@ -86,11 +86,6 @@ def provider_day_prices(day: date) -> dict[tuple[int, int, str], DayPrices]:
     return {key: DayPrices(tuple(prices.values()), frozenset({key[1]})) for key, prices in found.items()}
 
 
-def day_prices(day: date) -> dict[int, DayPrices]:
-    """The on-demand offers that count for ``day``, per GPU id, every provider together."""
-    return _gpu_prices(provider_day_prices(day))
-
-
 def _gpu_prices(by_provider: dict[tuple[int, int, str], DayPrices]) -> dict[int, DayPrices]:
     prices: dict[int, list[Decimal]] = defaultdict(list)
     providers: dict[int, set[int]] = defaultdict(set)

@@ -78,16 +78,6 @@ def number(value: Any, where: str, *, allow_none: bool = False) -> float | None:
     return float(value)
 
 
-def numeric_string(value: Any, where: str) -> float:
-    """APIs that document prices as strings (AWS ``pricePerUnit.USD``, GCP ``units``)."""
-    if not isinstance(value, str):
-        raise PayloadError(f"{where}: expected a numeric string, got {value!r}")
-    try:
-        return float(value)
-    except ValueError as exc:
-        raise PayloadError(f"{where}: not a number: {value!r}") from exc
-
-
 def checked_price(price_per_gpu_hour: float, where: str) -> float:
     """Refuse negative and absurd per-GPU-hour prices: they are unit mix-ups or placeholders, not prices."""
     if price_per_gpu_hour != price_per_gpu_hour or price_per_gpu_hour < 0:

@@ -1,6 +1,6 @@
 import pytest
 
-from pricing.offers import OfferRecord, as_confidence, as_pricing_kind, normalise_gpu_counts, price_is_plausible
+from pricing.offers import OfferRecord, as_confidence, as_pricing_kind, normalise_gpu_counts
 
 
 def make(**extra):
@@ -42,10 +42,6 @@ def test_gpu_counts_are_sorted_unique_or_unknown(raw, counts):
 def test_gpu_counts_refuse_anything_else(raw):
     with pytest.raises(ValueError):
         normalise_gpu_counts(raw)
-
-
-def test_price_plausibility_band():
-    assert price_is_plausible(2.39) and not price_is_plausible(0) and not price_is_plausible(4590)
 
 
 def test_stored_kind_and_confidence_are_read_back_as_their_literals():
