@@ -330,28 +330,3 @@ def api_prices_for(hub_id: str, on: date) -> list[HostedApiPrice]:
         newest.setdefault((row.route, row.provider), row)
     prices = [_hosted_api_price(row, on) for row in newest.values()]
     return sorted(prices, key=lambda p: (p.prices.output_per_million_usd, p.prices.input_per_million_usd, p.provider))
-
-
-# --- the daily price index -------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class PriceIndexPoint:
-    day: date
-    median_usd: Decimal  # on-demand, per GPU-hour
-    cheapest_usd: Decimal
-    offer_count: int
-    provider_count: int
-
-
-def price_index(gpu_slug: str, *, since: date | None = None) -> list[PriceIndexPoint]:
-    """The GPU's daily on-demand price index (``pricing.price_index``), oldest day first."""
-    rows = GpuPriceIndex.objects.filter(gpu__slug=gpu_slug)
-    if since is not None:
-        rows = rows.filter(day__gte=since)
-    return [
-        PriceIndexPoint(day, median_usd, cheapest_usd, offer_count, provider_count)
-        for day, median_usd, cheapest_usd, offer_count, provider_count in rows.order_by("day").values_list(
-            "day", "median_usd", "cheapest_usd", "offer_count", "provider_count"
-        )
-    ]

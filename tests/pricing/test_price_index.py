@@ -9,7 +9,7 @@ import pytest
 from pricing.models import ProviderPriceDay, SettledPriceDay
 from pricing.price_index import price_history_settle, price_index_compute
 from pricing.providers import gpuhunt_source
-from pricing.selectors import price_history, price_index
+from pricing.selectors import price_history
 from pricing.services import gpus_sync, offers_refresh
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -38,7 +38,7 @@ def snapshots(db):
 def test_the_index_median_per_day_comes_from_that_days_on_demand_offers(snapshots):
     for day in (date(2026, 8, 8), date(2026, 8, 9)):
         price_index_compute(day)
-    day1, day2 = price_index("h200-sxm")
+    day1, day2 = price_history("h200-sxm")
     # Day 1: RunPod Secure Cloud 4.59 and AWS 7.912 -> median 6.251.
     assert (day1.day, day1.offer_count, day1.provider_count) == (date(2026, 8, 8), 2, 2)
     assert (day1.median_usd, day1.cheapest_usd) == (Decimal("6.251"), Decimal("4.59"))
@@ -48,13 +48,13 @@ def test_the_index_median_per_day_comes_from_that_days_on_demand_offers(snapshot
 
 def test_spot_and_community_prices_stay_out_of_the_index(snapshots):
     price_index_compute(date(2026, 8, 8))
-    (point,) = price_index("h200-sxm")
+    (point,) = price_history("h200-sxm")
     assert point.cheapest_usd == Decimal("4.59")  # not RunPod's community or spot H200 price, 3.59
 
 
 def test_recomputing_a_day_replaces_its_row(snapshots):
     assert price_index_compute(date(2026, 8, 8)) == price_index_compute(date(2026, 8, 8))
-    assert len(price_index("h200-sxm")) == 1
+    assert len(price_history("h200-sxm")) == 1
 
 
 def test_the_per_provider_history_holds_each_providers_prices_of_every_kind(snapshots):
