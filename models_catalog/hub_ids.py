@@ -60,11 +60,3 @@ def parse_hub_id(text: str) -> HubId:
         if part[0] in ".-" or part[-1] in ".-":
             raise InvalidHubId(gettext("no part of a model id starts or ends with '.' or '-'"))
     return HubId(org=org, name=name)
-
-
-def is_valid_hub_id(text: str) -> bool:
-    try:
-        parse_hub_id(text)
-    except InvalidHubId:
-        return False
-    return True
