@@ -36,10 +36,6 @@ def _is_4_bit(precision: str) -> bool:
     return precision.strip().lower() in FOUR_BIT_KEYS
 
 
-def mode_applies(mode: Mode | str, precision: str) -> bool:
-    return choose_mode(mode, precision).applies
-
-
 def choose_mode(mode: Mode | str, precision: str) -> ModeChoice:
     """What to compute when a reader asks for ``mode`` at ``precision``."""
     mode = Mode(mode)

@@ -32,7 +32,6 @@ from .workload import Framework, LoraTargets, Mode, Optimizer, Term, Workload
 ADAM_STATE_BYTES = 8.0  # two fp32 moments
 ADAM_8BIT_STATE_BYTES = 2 + 2 * 4 / 256  # two uint8 moments + fp32 absmax per 256 values
 MASTER_COPY_BYTES = 4.0
-LORA_ADAPTER_BYTES = 4.0  # PEFT keeps adapters in fp32 (autocast_adapter_dtype)
 # Optimizer moments per trainable parameter in fp32; full fine-tuning in 16 bit adds the fp32 master copy (§6.1).
 _MOMENT_BYTES: Mapping[Optimizer, float] = {
     Optimizer.ADAMW: ADAM_STATE_BYTES,

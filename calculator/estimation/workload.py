@@ -79,10 +79,6 @@ class Workload:
     lora_targets: str = ""  # a LoraTargets value; "": the framework's default target modules
 
     @property
-    def training(self) -> bool:
-        return self.mode != Mode.INFERENCE
-
-    @property
     def tokens_per_sample(self) -> int:
         return self.sequence_length if self.sequence_length else self.context
 
