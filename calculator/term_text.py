@@ -16,7 +16,7 @@ from django.utils.functional import Promise
 from django.utils.translation import get_language, to_locale
 from django.utils.translation import gettext_lazy as _
 
-from calculator.estimation import SpeedEstimate, Term
+from calculator.estimation import Term
 
 _LABELS: Mapping[tuple[str, str], Promise] = {
     ("weights", ""): _("Weights"),
@@ -121,12 +121,6 @@ _SHARDS: Mapping[str, Promise] = {
     "offloaded": _("in host RAM (ZeRO-Offload)"),
 }
 
-_SPEED_FORMULA = _(
-    "decode: {batch} ÷ max({bytes_per_step} bytes read per step ÷ ({gpus} × {bandwidth_gbps} GB/s × "
-    "{efficiency_low}–{efficiency_high}), 2 × {active} active parameters × {batch} ÷ peak FLOPs); prefill: "
-    "(2 × active parameters × tokens + attention) ÷ (peak FLOPs × {mfu})"
-)
-
 
 class _Inputs(dict[str, str]):
     """Leaves a placeholder a translation names but the term lacks as it is, rather than failing the page."""
@@ -212,11 +206,6 @@ def term_formula(term: Term) -> str:
     if template is None:
         return ", ".join(f"{name} = {value}" for name, value in values.items())
     return str(template).format_map(values)
-
-
-def speed_formula(estimate: SpeedEstimate) -> str:
-    """How the decode and prefill speeds were made, in the active language."""
-    return str(_SPEED_FORMULA).format_map(_display(estimate.formula_inputs))
 
 
 def _display(inputs: Mapping[str, int | float | str]) -> _Inputs:

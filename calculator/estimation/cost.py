@@ -3,7 +3,6 @@ against a hosted API's per-token prices (input, cached input, output, introducto
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
@@ -99,36 +98,3 @@ def break_even(
     reachable = None if capacity is None or volume is None else capacity >= volume
     intro = api.intro_ends is not None and day <= api.intro_ends
     return BreakEven(self_host_per_month_usd, per_million, volume, capacity, reachable, intro)
-
-
-def cost_per_million_at(cost_per_hour_usd: float, total_tokens_per_second: float | None) -> float | None:
-    """USD per million generated tokens when a configuration serves ``total_tokens_per_second`` in total (all
-    concurrent requests together, calculator/estimation/speed.py); None when the speed is unknown."""
-    return cost_per_million_tokens(cost_per_hour_usd, total_tokens_per_second)
-
-
-@dataclass(frozen=True, slots=True)
-class CheapestConcurrency:
-    concurrency: int
-    per_request_tokens_per_s: float
-    total_tokens_per_s: float
-    per_million_usd: float
-
-
-def cheapest_concurrency(
-    cost_per_hour_usd: float,
-    curve: Iterable[tuple[int, float, float]],
-    min_tokens_per_s_per_request: float = 0.0,
-) -> CheapestConcurrency | None:
-    """Of the points (concurrency, tokens/s per request, tokens/s in total) of a decode curve, the one with the
-    lowest USD per million tokens whose per-request speed still meets the latency target; None when none does."""
-    best: CheapestConcurrency | None = None
-    for concurrency, per_request, total in curve:
-        if per_request < min_tokens_per_s_per_request:
-            continue
-        price = cost_per_million_tokens(cost_per_hour_usd, total)
-        if price is None:
-            continue
-        if best is None or price < best.per_million_usd:
-            best = CheapestConcurrency(concurrency, per_request, total, price)
-    return best

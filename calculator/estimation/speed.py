@@ -10,7 +10,6 @@ bandwidth or FLOPs figure yields ``None`` for what needs it and names the missin
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -32,10 +31,6 @@ from .workload import Workload
 # The band shown around the point estimate: the validation target for decode per request (±25 %, issue 16),
 # rounded to ±20 % for the range readers see.
 BAND = 0.2
-# Kept for callers of the former roofline: the share of peak bandwidth a well-tuned engine reaches (§5.4).
-BANDWIDTH_EFFICIENCY_LOW = 0.5
-BANDWIDTH_EFFICIENCY_HIGH = 0.8
-PREFILL_MFU = 0.4
 FIT_SHARE = 0.9  # memory an engine may fill (fit.py's 0.9 × memory rule)
 
 
@@ -74,8 +69,6 @@ class SpeedEstimate:
     prefill_tokens_per_s: float | None
     bytes_read_per_step: int
     bound: str  # "memory" | "compute" | "overhead" | "unknown"
-    # named inputs of the decode and prefill formulas, worded by the site's translations (calculator/term_text.py)
-    formula_inputs: Mapping[str, int | float]
     decode_per_request: float | None = None  # tokens/s one request sees (point estimate)
     decode_total: float | None = None  # tokens/s all ``concurrency`` requests together
     ttft_s: float | None = None  # time to first token for a prompt of ``prompt_tokens``
@@ -309,16 +302,6 @@ def speed(
         prefill_tokens_per_s=prefill,
         bytes_read_per_step=bytes_per_step,
         bound=bound,
-        formula_inputs={
-            "batch": batch,
-            "bytes_per_step": bytes_per_step,
-            "gpus": count,
-            "bandwidth_gbps": hardware.memory_bandwidth_gbps or 0,
-            "efficiency_low": BANDWIDTH_EFFICIENCY_LOW,
-            "efficiency_high": BANDWIDTH_EFFICIENCY_HIGH,
-            "active": _active_params(spec),
-            "mfu": profile.prefill_mfu,
-        },
         decode_per_request=per_request,
         decode_total=total,
         ttft_s=ttft,
@@ -328,30 +311,3 @@ def speed(
         speculative=speculative,
         missing=missing,
     )
-
-
-@dataclass(frozen=True, slots=True)
-class CurvePoint:
-    concurrency: int
-    per_request: float
-    total: float
-
-
-def decode_curve(
-    spec: ModelSpec,
-    workload: Workload,
-    hardware: SpeedHardware,
-    gpu_count: int = 1,
-    points: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512),
-) -> tuple[CurvePoint, ...]:
-    """Decode tokens/s per request and in total as concurrency grows, up to the KV-capacity limit."""
-    limit = max_concurrency(spec, workload, hardware, gpu_count)
-    curve = []
-    for n in points:
-        if limit is not None and n > max(1, limit):
-            break
-        found = speed(spec, replace(workload, concurrency=n), hardware, gpu_count)
-        if found.decode_per_request is None or found.decode_total is None:
-            break
-        curve.append(CurvePoint(n, found.decode_per_request, found.decode_total))
-    return tuple(curve)

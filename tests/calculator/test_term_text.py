@@ -8,10 +8,9 @@ import re
 import pytest
 from django.utils import translation
 
-from calculator.estimation import ENGINES, Mode, Term, Workload, estimate, speed
-from calculator.term_text import speed_formula, term_formula, term_label
+from calculator.estimation import ENGINES, Mode, Term, Workload, estimate
+from calculator.term_text import term_formula, term_label
 from tests.calculator.estimation_specs import glm_53_flash, hub_spec, llama_31_8b
-from tests.calculator.test_estimation_fit import H100
 
 LEFT_OVER_PLACEHOLDER = re.compile(r"\{\w+\}")
 
@@ -99,16 +98,3 @@ def test_unknown_term_falls_back_to_its_key_and_inputs():
     with translation.override("de"):
         assert term_label(term) == "mystery_buffer"
         assert term_formula(term) == "cells = 4.096, share = 0,5"
-
-
-def test_speed_formula_in_each_language():
-    result = speed(llama_31_8b(), Workload(context=1024), H100)
-    with translation.override("en"):
-        english = speed_formula(result)
-    with translation.override("de"):
-        german = speed_formula(result)
-    assert english.startswith("decode: 1 ÷ max(") and "3,350 GB/s × 0.5–0.8" in english
-    assert german.startswith("Decode: 1 ÷ max(") and "3.350 GB/s × 0,5–0,8" in german
-    mfu = float(result.formula_inputs["mfu"])  # the engine profile's prefill utilisation (step_time.py)
-    assert english.endswith(f"(peak FLOPs × {mfu:g})")
-    assert german.endswith(f"(Spitzen-FLOPs × {mfu:g})".replace(".", ","))
