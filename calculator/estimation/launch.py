@@ -15,7 +15,6 @@ Every model id and path is quoted for a POSIX shell (``shlex.quote``). Pure Pyth
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 ENGINES = ("vllm", "sglang", "llama.cpp", "ollama", "mlx")
@@ -170,8 +169,3 @@ def _mlx(c: LaunchConfig) -> Launch:
 
 def _fraction(value: float) -> str:
     return f"{value:.2f}".rstrip("0").rstrip(".")
-
-
-def flags_of(argv: Sequence[str]) -> list[str]:
-    """The option names an argv uses (tokens that start with '-' and are not negative numbers)."""
-    return [token.split("=", 1)[0] for token in argv if token.startswith("-") and not token[1:2].isdigit()]

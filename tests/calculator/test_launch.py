@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from calculator.estimation import GIB, Workload, apple_fit, estimate
-from calculator.estimation.launch import ENGINES, LaunchConfig, flags_of, launch_command
+from calculator.estimation.launch import ENGINES, LaunchConfig, launch_command
 from calculator.estimation.offload import best_quant_verdict
 from models_catalog.specs import spec_from_recorded_folder
 from pricing.gpus import gpu_by_slug
@@ -90,6 +91,12 @@ ACCEPTED: dict[str, tuple[str, frozenset[str]]] = {
     "ollama": ("modelfile", frozenset({"num_ctx", "num_gpu"})),
 }
 PROGRAM = {"vllm": 3, "sglang": 3, "llama.cpp": 1, "mlx": 1}  # tokens before the options (program, subcommand, model)
+
+
+def flags_of(argv: Sequence[str]) -> list[str]:
+    """The option names an argv uses (tokens that start with '-' and are not negative numbers)."""
+    return [token.split("=", 1)[0] for token in argv if token.startswith("-") and not token[1:2].isdigit()]
+
 
 CONFIGS = [
     LaunchConfig("vllm", "Qwen/Qwen3-235B-A22B", 32768, 8, "fp8", "fp8", 8, 0.9),
