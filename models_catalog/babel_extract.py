@@ -1,6 +1,6 @@
 """Message extraction for the texts we wrote in ``data/reference_facts.json`` (how a document is cited, a build's
-quality note): `make messages` reads them with this Babel extraction method (``babel.cfg``), so the German pages
-show them in German like any other text of ours."""
+quality note and descriptive label, as ``records.reference_texts`` lists them): `make messages` reads them with this
+Babel extraction method (``babel.cfg``), so the German pages show them in German like any other text of ours."""
 
 from __future__ import annotations
 

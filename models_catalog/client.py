@@ -1,4 +1,5 @@
-"""Who is asking: the client address the per-client import limit counts against."""
+"""Who is asking: the client address that the per-client import limit, the API's rate limit (``calculator.api.http``)
+and the admin sign-in limit (django-axes, ``AXES_CLIENT_IP_CALLABLE``) count against."""
 
 from __future__ import annotations
 

@@ -80,7 +80,8 @@ class Provider(models.Model):
 
 
 class PriceSnapshot(models.Model):
-    """One refresh of one provider. Appended, never changed: history is the list of snapshots."""
+    """One refresh of one provider. Appended, never changed; deleted with its offers only once every day it counts
+    for is folded into the daily price history (``pricing.retention``), the history the GPU pages chart."""
 
     class Outcome(models.TextChoices):
         SUCCESS = "success", "New prices"
@@ -132,7 +133,8 @@ class PriceSnapshot(models.Model):
 
 
 class Offer(models.Model):
-    """One parsed offer of one snapshot. Rows are never updated; the current price is the latest snapshot's."""
+    """One parsed offer of one snapshot. Rows are never updated; the current prices are those of the provider's
+    latest successful snapshot (``pricing.selectors.current_offers``)."""
 
     snapshot = models.ForeignKey(PriceSnapshot, on_delete=models.PROTECT, related_name="offers")
     provider = models.ForeignKey(Provider, on_delete=models.PROTECT, related_name="offers")
@@ -175,8 +177,9 @@ class Offer(models.Model):
 class ApiPrice(models.Model):
     """One per-token price of one hosted route at one provider, as captured on one day (USD per million tokens).
 
-    Loaded from ``pricing/data/api-prices.json`` (``api_prices_load``). Appended per capture, never changed: the
-    natural key is route + provider + capture date, and a newer capture is a new row.
+    Loaded from ``pricing/data/api-prices.json`` (``api_prices_load``) and appended daily from OpenRouter's models
+    endpoint (``api_prices_refresh``). Appended per capture, never changed: the natural key is route + provider +
+    capture date, and a newer capture is a new row.
     """
 
     hub_id = models.CharField(
@@ -227,8 +230,9 @@ class ApiPrice(models.Model):
 class GpuPriceIndex(models.Model):
     """One day's on-demand price of one GPU type over every provider's offers current that day (USD per GPU-hour).
 
-    Computed from snapshots by ``price_index_compute`` and kept indefinitely (snapshots may be pruned one day; the
-    index is the long history the GPU pages chart). Recomputing a day replaces that day's row.
+    Computed from snapshots by ``price_index_compute`` and kept indefinitely (raw snapshots are pruned after
+    ``PRICING_OFFER_RETENTION_DAYS``, ``pricing.retention``; the index is the long history the GPU pages chart).
+    Recomputing a day replaces that day's row.
     """
 
     gpu = models.ForeignKey(Gpu, on_delete=models.PROTECT, related_name="price_index")

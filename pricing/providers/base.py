@@ -1,10 +1,11 @@
 """What every provider module shares: its description, payload validation helpers and the error they raise.
 
-A provider module is one seam to one outside system: ``INFO`` (a ``ProviderInfo``), ``fetch(client, api_key)``
-returning the raw response bytes, and ``parse(payload, captured_at, skipped)`` turning the decoded JSON into
-``OfferRecord`` objects. ``parse`` is pure: it never does I/O and raises ``PayloadError`` when the payload does not
-have the documented shape (a missing field, a price of the wrong type, a negative or absurd price), so a refresh
-keeps the provider's last good offers instead of storing garbage.
+A provider module is one seam to one outside system: ``INFO`` (a ``ProviderInfo``), ``fetch(client, api_key,
+endpoint)`` returning the raw response bytes (``endpoint`` defaults to ``INFO.endpoint``; ``pricing.services``
+passes an override and any provider-specific options from settings), and ``parse(payload, captured_at, skipped)``
+turning the decoded JSON into ``OfferRecord`` objects. ``parse`` is pure: it never does I/O and raises
+``PayloadError`` when the payload does not have the documented shape (a missing field, a price of the wrong type, a
+negative or absurd price), so a refresh keeps the provider's last good offers instead of storing garbage.
 """
 
 from __future__ import annotations
