@@ -14,9 +14,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from calculator.estimation import PRECISIONS, Mode, Workload, estimate, gpus_needed  # noqa: E402
-from calculator.estimation import facts as facts_module  # noqa: E402
-from calculator.estimation import weights as weights_module  # noqa: E402
+from calculator.estimation import (  # noqa: E402
+    PRECISIONS,
+    Mode,
+    Workload,
+    estimate,
+    gpus_needed,
+    memo,
+)
 from models_catalog.architecture import ModelSpec  # noqa: E402
 from models_catalog.specs import spec_from_recorded_folder  # noqa: E402
 from pricing.gpus import load_gpus  # noqa: E402
@@ -64,13 +69,11 @@ def main() -> None:
                 estimate(spec, workload)
 
         def cold(spec: ModelSpec = spec) -> None:
-            facts_module._CACHE.clear()
-            weights_module._WEIGHT_CACHE.clear()
+            memo.forget()
             estimate(spec)
 
         def page(spec: ModelSpec = spec) -> None:
-            facts_module._CACHE.clear()
-            weights_module._WEIGHT_CACHE.clear()
+            memo.forget()
             for precision in PRECISIONS:
                 for mode in Mode:
                     total = estimate(spec, Workload(mode=mode, precision=precision)).total_bytes

@@ -4,7 +4,7 @@ Runs against the database ``DATABASE_URL`` names (PostgreSQL in CI and productio
 otherwise), in a scratch database it creates and drops (``<name>_bench`` on PostgreSQL, a temporary file for
 SQLite), loaded with the bundled catalog, the shipped price snapshot, the GLM-5.3-Flash reference offers and the
 hosted API prices. The page cache is off, so every request renders; what a page reads about the model and the
-market stays kept per process after a model's first request, as in production (``calculator/page_basis.py``),
+market stays kept per process after a model's first request, as in production (``calculator/page/basis.py``),
 and the "first view" row drops it before each request. Prints p50 / p95 / max per page kind and the estimation
 math of one page alone.
 
@@ -101,7 +101,7 @@ def main() -> None:
         call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
         client = Client()
         print(f"Model page server time on {database}, {args.requests} requests each, no page cache")
-        from calculator import page_basis
+        from calculator.page import basis as page_basis
 
         for label, path, fragment in PAGES:
             headers = {"HX-Request": "true"} if fragment is True else {}
@@ -127,9 +127,9 @@ def _math_only() -> None:
 
     from django.http import QueryDict
 
-    from calculator import page_data
-    from calculator.forms import parse_state
     from calculator.page import model_page
+    from calculator.page import sources as page_data
+    from calculator.state import parse_state
     from models_catalog import selectors
 
     for hub_id in ("zai-org/GLM-5.3-Flash", "meta-llama/Llama-3.1-8B-Instruct"):

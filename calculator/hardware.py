@@ -24,8 +24,8 @@ from calculator.estimation import (
     speed,
     usable_bytes,
 )
-from calculator.forms import MAC_MEMORY_GIB
 from calculator.page import Build, UnifiedMemory, precision_label
+from calculator.state import MAC_MEMORY_GIB
 from models_catalog.architecture import ModelSpec
 from pricing.gpus import GpuSpec
 from pricing.offers import OfferRecord

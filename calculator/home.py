@@ -1,20 +1,20 @@
 """The home page's direct answers: popular models with their headline need and cheapest configuration, what runs
-on a 24 GB GPU or a 64 GB Mac, and the newest models. Computed once per catalog and price generation."""
+on a 24 GB GPU or a 64 GB Mac, and the newest models. Computed once per catalog and price generation and language."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
 
-from django.core.cache import cache
-from django.db.models import F, Max
+from django.db.models import F
 
 from calculator.estimation import GIB, RankedOffer, Workload, apple_fit, estimate, rank, usable_bytes
 from models_catalog.models import Model
 from models_catalog.specs import SpecUnavailable, spec_from_model
 from pricing.gpus import load_gpus
 from pricing.selectors import current_offers
-from pricing.services import prices_generation
+from web.generations import CATALOG_GENERATION, PRICES_GENERATION
+from web.kept import Kept
 
 POPULAR = 8
 LISTED = 12
@@ -59,15 +59,15 @@ class HomeAnswers:
     mac_gib: int = MAC_GIB
 
 
+# Each row links to the model's page in the reader's language: one set of answers per language.
+HOME_ANSWERS: Kept[HomeAnswers] = Kept(
+    "home-answers", depends_on=(CATALOG_GENERATION, PRICES_GENERATION), per_language=True, seconds=CACHE_SECONDS
+)
+
+
 def home_answers() -> HomeAnswers:
-    """Cached per price generation and catalog state (a new import or a price refresh shows at once)."""
-    catalog = Model.objects.aggregate(newest=Max("updated_at"))["newest"]
-    key = f"home-answers:{prices_generation()}:{Model.objects.count()}:{catalog.isoformat() if catalog else ''}"
-    answers = cache.get(key)
-    if answers is None:
-        answers = _compute()
-        cache.set(key, answers, CACHE_SECONDS)
-    return answers
+    """Kept per catalog and price generation and language (a new import or a price refresh shows at once)."""
+    return HOME_ANSWERS.get(_compute)
 
 
 def _compute() -> HomeAnswers:

@@ -15,14 +15,14 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from calculator.charts import price_chart
-from calculator.forms import CalculatorState, parse_state, state_query
 from calculator.hardware import hardware_for, models_on_gpu, popular_hardware, runs_on
 from calculator.page import ModelPage, capture_day, model_page
-from calculator.page_basis import page_basis
+from calculator.page.basis import page_basis
+from calculator.state import CalculatorState, parse_state, state_query
 from models_catalog import selectors
 from models_catalog.models import Model
 from models_catalog.specs import SpecUnavailable, spec_from_model
-from models_catalog.views import parsed_hub_id, unknown_model
+from models_catalog.views import model_for
 from pricing.gpus import SEGMENTS, GpuSpec, load_gpus
 from pricing.offers import OfferRecord
 from pricing.selectors import current_offers, price_history, provider_statuses
@@ -121,14 +121,7 @@ def provider_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 def model_runs_on(request: HttpRequest, org: str, name: str, hardware: str) -> HttpResponse:
-    hub_id = parsed_hub_id(request, org, name)
-    if isinstance(hub_id, HttpResponse):
-        return hub_id
-    model = selectors.model_by_hub_id(hub_id)
-    if model is None:
-        return unknown_model(request, hub_id.value, hub_id, "")
-    if model.hub_id != hub_id.value:
-        return redirect(f"{model.get_absolute_url()}runs-on/{hardware}/", permanent=True)
+    model = model_for(request, org, name, suffix=f"/runs-on/{hardware}/")
     gpus = load_gpus()
     target = hardware_for(hardware, gpus)
     if target is None:

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext
@@ -24,11 +23,11 @@ from django.views.decorators.http import require_GET
 from calculator import validation
 from calculator.labels import engine_name
 from calculator.validation import Case, Group, Result
+from web.kept import Kept
 
 logger = logging.getLogger(__name__)
 
-# Bump when the shape of the cached results changes; data and predictor edits change the fingerprint instead.
-CACHE_VERSION = 1
+# Data and predictor edits change the fingerprint (a kept value's input); its shape, web.kept.KEY_PREFIX.
 CACHE_SECONDS = 60 * 60
 PACKAGE_DIR = Path(validation.__file__).resolve().parent
 
@@ -151,20 +150,29 @@ def _fingerprint() -> str:
     return hashlib.sha256("|".join(stats).encode()).hexdigest()[:16]
 
 
+class _Unreadable(Exception):
+    pass
+
+
+# Every case with its prediction, kept for an hour per state of the data files and predictor modules.
+VALIDATION_RESULTS: Kept[list[Result]] = Kept("validation-results", seconds=CACHE_SECONDS)
+
+
 def validation_results() -> tuple[list[Result], str]:
-    """Every case with its prediction (cached for an hour), and why the cases could not be read if they could not."""
-    key = f"validation-results:{_fingerprint()}"
-    cached = cache.get(key, version=CACHE_VERSION)
-    if cached is not None:
-        return cached, ""
+    """Every case with its prediction, and why the cases could not be read if they could not (never kept)."""
+
+    def checked() -> list[Result]:
+        try:
+            cases = validation.load_cases()
+        except (ValueError, OSError) as error:
+            logger.warning("validation cases could not be read", exc_info=True)
+            raise _Unreadable(str(error)) from error
+        return [_check_safely(case) for case in cases]
+
     try:
-        cases = validation.load_cases()
-    except (ValueError, OSError) as error:
-        logger.warning("validation cases could not be read", exc_info=True)
+        return VALIDATION_RESULTS.get(checked, _fingerprint()), ""
+    except _Unreadable as error:
         return [], str(error)
-    results = [_check_safely(case) for case in cases]
-    cache.set(key, results, CACHE_SECONDS, version=CACHE_VERSION)
-    return results, ""
 
 
 def _published_digits(value: float) -> int:

@@ -46,10 +46,10 @@ from django.utils.http import http_date
 from django_htmx.middleware import HtmxDetails
 from redis.exceptions import RedisError
 
-from pricing.generation import PRICES_GENERATION
 from web import compression, csrf_holes
 from web.fragments import wants_fragment
-from web.generations import CATALOG_GENERATION
+from web.generations import CATALOG_GENERATION, PRICES_GENERATION, request_tokens
+from web.negotiation import wants_markdown
 from web.rig import RIG_COOKIE
 
 # URL names (resolved from the path) whose pages are cached. Everything else — POST, the admin, /healthz, the
@@ -72,7 +72,7 @@ CACHED_PAGES = frozenset(
     }
 )
 # The data a page shows, each with a token in the cache that changes with it (web/generations.py).
-GENERATIONS = (PRICES_GENERATION, CATALOG_GENERATION)
+GENERATIONS = (PRICES_GENERATION, CATALOG_GENERATION)  # in the order CachedPage.generations holds them
 # Bump when CachedPage changes: entries of the old shape then are never read.
 KEY_PREFIX = "page:1:"
 
@@ -151,7 +151,6 @@ def page_key(request: HttpRequest) -> str | None:
         host = request.get_host()  # pages carry absolute links (canonical, JSON-LD)
     except DisallowedHost:
         return None
-    accept = "markdown" if "text/markdown" in request.headers.get("Accept", "") else "html"
     parts = (
         request.scheme or "",
         host,
@@ -159,7 +158,7 @@ def page_key(request: HttpRequest) -> str | None:
         sorted_query(query),
         language,
         "fragment" if _is_fragment(request) else "page",
-        accept,
+        "markdown" if wants_markdown(request) else "html",
         request.COOKIES.get(RIG_COOKIE, "")[:64],
         datetime.now(UTC).date().isoformat(),
     )
@@ -288,6 +287,11 @@ class PageCacheMiddleware:
         page = found.get(key)
         if page is not None and page.generations == generations:
             return _served(request, page, key)
+        # what the view keeps (web.kept) is keyed by the tokens read here: one round trip, one state of the data
+        with request_tokens({g.key: token for g, token in zip(GENERATIONS, generations, strict=True)}):
+            return self._missing(request, key, generations)
+
+    def _missing(self, request: HttpRequest, key: str, generations: tuple[str, ...]) -> HttpResponseBase:
         if request.method == "HEAD":
             return self.get_response(request)  # a HEAD answer has no body to store
         lock = f"{key}:lock"

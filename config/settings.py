@@ -73,6 +73,8 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "web.middleware.NulCharacterGuard",
     "web.middleware.DatabaseUnavailable",
+    # A model URL that names no catalog model: the "unknown model" page or the redirect to its spelling.
+    "models_catalog.middleware.ModelNotFound",
     "csp.middleware.CSPMiddleware",
     # Last, as django-axes asks: turns a refused admin sign-in into its 429 answer.
     "axes.middleware.AxesMiddleware",

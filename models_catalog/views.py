@@ -15,6 +15,7 @@ from models_catalog.client import client_address
 from models_catalog.forms import CatalogQueryForm, HubIdForm, SuggestQueryForm
 from models_catalog.hub_ids import HubId, InvalidHubId, parse_hub_id
 from models_catalog.machine import machine_budget
+from models_catalog.models import Model
 from web.fragments import wants_fragment
 from web.rig import remembered_rig
 
@@ -84,21 +85,51 @@ def model_suggestions(request: HttpRequest) -> HttpResponse:
     return render(request, "models_catalog/_suggestions.html", {"suggestions": selectors.suggestions(text), "q": text})
 
 
-def parsed_hub_id(request: HttpRequest, org: str, name: str) -> HubId | HttpResponse:
-    """The Hub id a model URL names, or the 404 page that says why it is not one."""
+class UnknownModel(Exception):
+    """A model URL names no model in the catalog (or no Hub id at all); ``model_not_found`` answers it."""
+
+    def __init__(self, typed: str, hub_id: HubId | None, error: str = "") -> None:
+        super().__init__(typed)
+        self.typed, self.hub_id, self.error = typed, hub_id, error
+
+
+class ModelMoved(Exception):
+    """A model URL spells the id otherwise than the catalog: the page lives at ``target`` (a permanent redirect)."""
+
+    def __init__(self, target: str) -> None:
+        super().__init__(target)
+        self.target = target
+
+
+def hub_id_for(org: str, name: str) -> HubId:
+    """The Hub id a model URL names; raises ``UnknownModel`` (with the reason) when it is not one."""
     try:
         return parse_hub_id(f"{org}/{name}")
     except InvalidHubId as exc:
-        return unknown_model(request, f"{org}/{name}", None, str(exc))
+        raise UnknownModel(f"{org}/{name}", None, str(exc)) from None
 
 
-def unknown_model(request: HttpRequest, typed: str, hub_id: HubId | None, error: str) -> HttpResponse:
+def model_for(request: HttpRequest, org: str, name: str, suffix: str = "/") -> Model:
+    """The catalog model a URL names (``<org>/<name>`` then ``suffix``). Raises ``UnknownModel`` when there is none
+    and ``ModelMoved`` when the URL spells the id otherwise than the catalog (the query string is kept)."""
+    hub_id = hub_id_for(org, name)
+    model = selectors.model_by_hub_id(hub_id)
+    if model is None:
+        raise UnknownModel(hub_id.value, hub_id)
+    if model.hub_id != hub_id.value:
+        query = request.GET.urlencode()
+        raise ModelMoved(model.get_absolute_url().rstrip("/") + suffix + (f"?{query}" if query else ""))
+    return model
+
+
+def model_not_found(request: HttpRequest, exc: UnknownModel) -> HttpResponse:
+    """The "unknown model" page: what was typed, close matches from the catalog, and the import form."""
     context = {
-        "typed": typed,
-        "hub_id": hub_id,
-        "error": error,
-        "matches": selectors.close_matches(typed),
-        "pending": selectors.import_request_for(hub_id) if hub_id else None,
+        "typed": exc.typed,
+        "hub_id": exc.hub_id,
+        "error": exc.error,
+        "matches": selectors.close_matches(exc.typed),
+        "pending": selectors.import_request_for(exc.hub_id) if exc.hub_id else None,
     }
     return render(request, "models_catalog/unknown.html", context, status=404)
 
@@ -135,13 +166,11 @@ def import_start(request: HttpRequest) -> HttpResponse:
 @require_GET
 @vary_on_headers("HX-Request")
 def import_status(request: HttpRequest, org: str, name: str) -> HttpResponse:
-    hub_id = parsed_hub_id(request, org, name)
-    if isinstance(hub_id, HttpResponse):
-        return hub_id
+    hub_id = hub_id_for(org, name)
     pending = selectors.import_request_for(hub_id)
     model = selectors.model_by_hub_id(hub_id)
     if pending is None and model is None:
-        return unknown_model(request, hub_id.value, hub_id, "")
+        raise UnknownModel(hub_id.value, hub_id)
     context = {"hub_id": hub_id, "pending": pending, "facts": selectors.model_facts(model) if model else None}
     template = "models_catalog/_import_status.html" if wants_fragment(request) else "models_catalog/import.html"
     response = render(request, template, context)

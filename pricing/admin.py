@@ -4,8 +4,8 @@
 from django.contrib import admin
 
 from web.admin_edits import BumpsGeneration
+from web.generations import PRICES_GENERATION
 
-from .generation import PRICES_GENERATION
 from .models import ApiPrice, Gpu, Offer, PriceSnapshot, Provider
 
 

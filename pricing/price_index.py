@@ -25,7 +25,8 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Min, OuterRef, Subquery
 
-from .generation import prices_generation_bump
+from web.generations import PRICES_GENERATION
+
 from .models import GpuPriceIndex, Offer, PriceSnapshot, Provider, ProviderPriceDay, SettledPriceDay
 
 INDEX_KIND = "on-demand"
@@ -116,7 +117,7 @@ def price_index_compute(day: date, now: datetime | None = None) -> int:
             _write_day(day, by_provider, by_gpu, computed_at)
     except IntegrityError:
         pass  # another run wrote the same day at the same moment, from the same snapshots
-    prices_generation_bump()  # pages show the history: one cached under the old rows is recomputed
+    PRICES_GENERATION.bump()  # pages show the history: one cached under the old rows is recomputed
     return len(by_gpu)
 
 
@@ -188,7 +189,7 @@ def price_history_settle(now: datetime | None = None) -> dict[str, int]:
             continue  # settled by another run at the same moment (the index and the prune task both settle)
         computed[day.isoformat()] = len(by_gpu)
     if computed:
-        prices_generation_bump()
+        PRICES_GENERATION.bump()
     return computed
 
 

@@ -21,7 +21,8 @@ from datetime import UTC, datetime, time
 from django.db import transaction
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 
-from .generation import prices_generation_bump
+from web.generations import PRICES_GENERATION
+
 from .models import Offer, PriceSnapshot, Provider
 from .price_index import GOOD, first_unsettled_day, price_history_settle, retention_start
 
@@ -92,5 +93,5 @@ def offers_prune(now: datetime | None = None) -> PruneResult:
                 offers_deleted += Offer.objects.filter(snapshot_id__in=ids).delete()[0]
                 snapshots_deleted += PriceSnapshot.objects.filter(id__in=ids).delete()[0]
     if snapshots_deleted:
-        prices_generation_bump()
+        PRICES_GENERATION.bump()
     return PruneResult(len(settled), snapshots_deleted, offers_deleted, boundary)

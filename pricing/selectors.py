@@ -18,10 +18,11 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, TypedDict
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db.models import Count, F, Max, OuterRef, Q, Subquery
 
-from .generation import prices_generation
+from web.generations import PRICES_GENERATION
+from web.kept import Kept
+
 from .models import ApiPrice, GpuPriceIndex, Offer, PriceSnapshot, Provider, ProviderPriceDay
 from .offers import OfferRecord, as_confidence, as_pricing_kind
 from .price_index import INDEX_KIND
@@ -228,23 +229,18 @@ def price_history(gpu_slug: str, *, since: date | None = None) -> list[PricePoin
     return points
 
 
-FOOTER_CACHE_KEY = "pricing:prices-captured-at"
-FOOTER_CACHE_SECONDS = 24 * 60 * 60  # a new price store changes the generation, hence the key, at once
+# Every page renders it: computed once per price-data generation (one index lookup, ``pricing_offer_captured_at``).
+PRICES_CAPTURED_AT: Kept[date | None] = Kept("prices-captured-at", depends_on=(PRICES_GENERATION,), seconds=24 * 60 * 60)
 
 
 def prices_captured_at() -> date | None:
-    """The day the newest price we hold was seen at its source (the footer's "prices captured" date).
+    """The day the newest price we hold was seen at its source (the footer's "prices captured" date)."""
+    return PRICES_CAPTURED_AT.get(_newest_capture_day)
 
-    Every page renders it: computed once per price-data generation (one index lookup, ``pricing_offer_captured_at``)
-    and read from the cache after that."""
-    key = f"{FOOTER_CACHE_KEY}:{prices_generation()}"
-    cached = cache.get(key)
-    if cached is not None:
-        return date.fromisoformat(cached) if cached else None
+
+def _newest_capture_day() -> date | None:
     newest = Offer.objects.aggregate(newest=Max("captured_at"))["newest"]
-    day = newest.astimezone(UTC).date() if newest else None
-    cache.set(key, day.isoformat() if day else "", FOOTER_CACHE_SECONDS)
-    return day
+    return newest.astimezone(UTC).date() if newest else None
 
 
 # --- hosted per-token API prices ------------------------------------------------------------------------------

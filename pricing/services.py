@@ -29,6 +29,8 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
+from web.generations import PRICES_GENERATION
+
 from .api_prices import (
     API_PRICES_FILE,
     OPENROUTER_MODELS_URL,
@@ -37,9 +39,6 @@ from .api_prices import (
     load_api_prices,
     parse_openrouter_models,
 )
-from .generation import PRICES_GENERATION_KEY as PRICES_GENERATION_KEY
-from .generation import prices_generation as prices_generation
-from .generation import prices_generation_bump
 from .gpus import load_gpus
 from .models import ApiPrice, Gpu, Offer, PriceSnapshot, Provider
 from .offers import OfferRecord
@@ -167,7 +166,7 @@ def _record_failure(
     catalog_version: str = "",
 ) -> PriceSnapshot:
     logger.warning("price refresh of %s: %s: %s", provider.slug, outcome, error)
-    return PriceSnapshot.objects.create(
+    snapshot = PriceSnapshot.objects.create(
         provider=provider,
         captured_at=captured_at,
         outcome=outcome,
@@ -176,6 +175,8 @@ def _record_failure(
         payload_sha256=digest,
         catalog_version=catalog_version,
     )
+    PRICES_GENERATION.bump()  # a failing provider's offers are shown as stale from now on
+    return snapshot
 
 
 def _offer_rows(snapshot: PriceSnapshot, provider: Provider, records: list[OfferRecord]) -> list[Offer]:
@@ -351,7 +352,7 @@ def _store(
             same_as=last_good,
             catalog_version=version,
         )
-        prices_generation_bump()
+        PRICES_GENERATION.bump()
         return RefreshResult(provider_slug, "unchanged", last_good.offer_count, snapshot_id=snapshot.pk)
 
     skipped: list[str] = []
@@ -391,7 +392,7 @@ def _store(
         rows = _offer_rows(snapshot, provider, records)
         Offer.objects.bulk_create(rows)
         PriceSnapshot.objects.filter(pk=snapshot.pk).update(offer_count=len(rows))
-    prices_generation_bump()
+    PRICES_GENERATION.bump()
     return RefreshResult(provider_slug, "success", len(rows), snapshot_id=snapshot.pk)
 
 
@@ -465,7 +466,7 @@ def api_prices_load(path: Path = API_PRICES_FILE) -> ApiPricesLoadResult:
                 continue
             _api_price_row(record)
             added += 1
-    prices_generation_bump()  # the model pages show hosted API prices
+    PRICES_GENERATION.bump()  # the model pages show hosted API prices
     return ApiPricesLoadResult(added=added, already_present=present, mapped=mapped)
 
 
@@ -540,5 +541,5 @@ def api_prices_refresh(
                 continue
             _api_price_row(record)
             added += 1
-    prices_generation_bump()  # the model pages show hosted API prices
+    PRICES_GENERATION.bump()  # the model pages show hosted API prices
     return ApiPricesRefreshResult(added=added, already_present=present, left_out=len(left_out))

@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 from django.http import HttpRequest
+from django_htmx.middleware import HtmxDetails
+
+
+class HtmxHttpRequest(HttpRequest):
+    """A request django-htmx's middleware has annotated (the typing its documentation recommends)."""
+
+    htmx: HtmxDetails
 
 
 def wants_fragment(request: HttpRequest) -> bool:

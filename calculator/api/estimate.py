@@ -11,8 +11,8 @@ from dataclasses import asdict
 from typing import Any
 
 from calculator.estimation import RankedOffer
-from calculator.forms import CalculatorState
 from calculator.page import ModelPage, OfferRow
+from calculator.state import CalculatorState
 from calculator.term_text import term_formula, term_label
 
 

@@ -12,7 +12,6 @@ from ninja.errors import HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 from pydantic import ValidationError
 
-from calculator import page_data
 from calculator.api.body import json_body
 from calculator.api.catalog import MAX_LIMIT, MAX_QUERY_CHARS, ModelFilters, model_detail, model_page, model_summary
 from calculator.api.errors import ApiError, bad_parameters, error_response
@@ -31,10 +30,11 @@ from calculator.api.schemas import (
     ModelOut,
     ProviderOut,
 )
-from calculator.forms import parse_state_strict
 from calculator.page import model_page as page_for
 from calculator.page import page_choices
-from calculator.page_basis import page_basis
+from calculator.page import sources as page_data
+from calculator.page.basis import page_basis
+from calculator.state import parse_state_strict
 from models_catalog import selectors as catalog
 from models_catalog.hub_ids import InvalidHubId, parse_hub_id
 from models_catalog.models import Model
@@ -178,11 +178,12 @@ def estimate_inline(request: HttpRequest, query: Query[CalculatorQuery]) -> Any:
     sources = page_data.PageSources(
         spec=spec,
         builds=(),
-        offers=tuple(pricing.current_offers(pricing_kinds=("on-demand",))),
+        offers=page_data.page_offers(),
         gpus=tuple(gpus),
         hosted=(),
         today=_today(),
         choices=page_choices(spec.max_context, (), gpus),
+        hub_id="",
     )
     try:
         return _estimate(request, sources, None)

@@ -1,8 +1,8 @@
 """What the API takes and answers, as typed classes: django-ninja writes the OpenAPI 3.1 schema from these.
 
 Bytes are integers of bytes; money is USD as a number, beside the day it was captured. The calculator's query
-parameters are documented here with the page's bounds (``calculator.forms``) but read as text: the one parser in
-``calculator.forms`` validates them, so the API and the model page accept exactly the same values.
+parameters are documented here with the page's bounds (``calculator.state``) but read as text: the one parser in
+``calculator.state`` validates them, so the API and the model page accept exactly the same values.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from ninja import Field, Schema
 from pydantic import WithJsonSchema
 
 from calculator.estimation import ENGINES, FRAMEWORKS_KEYS, KV_DTYPES, OPTIMIZERS, Mode
-from calculator.forms import (
+from calculator.state import (
     MAX_BATCH,
     MAX_CONCURRENCY,
     MAX_GPUS,

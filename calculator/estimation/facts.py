@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from models_catalog.architecture import AttentionKind, ModelSpec
 
+from .memo import per_spec
 from .precision import LayerFacts, TensorCounts
 
 
@@ -23,20 +24,9 @@ class SpecFacts:
     expert_params_each: int  # parameters of one routed expert over all MoE layers
 
 
-_CACHE: dict[int, SpecFacts] = {}
-_CACHE_LIMIT = 512
-
-
 def spec_facts(spec: ModelSpec) -> SpecFacts:
-    """The constants of ``spec``, cached by identity (a spec is immutable)."""
-    hit = _CACHE.get(id(spec))
-    if hit is not None and hit.spec is spec:
-        return hit
-    facts = _derive(spec)
-    if len(_CACHE) >= _CACHE_LIMIT:
-        _CACHE.clear()
-    _CACHE[id(spec)] = facts
-    return facts
+    """The constants of ``spec``, remembered per spec object (a spec is immutable)."""
+    return per_spec("facts", spec, None, lambda: _derive(spec))
 
 
 def _derive(spec: ModelSpec) -> SpecFacts:

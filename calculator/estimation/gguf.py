@@ -20,6 +20,8 @@ from enum import Enum
 
 from models_catalog.architecture import AttentionKind, ModelSpec
 
+from .memo import per_spec
+
 # (bytes per block, values per block) of each ggml type (ggml-common.h block structs)
 GGML_BLOCKS: Mapping[str, tuple[int, int]] = {
     "F32": (4, 1),
@@ -437,9 +439,6 @@ def tensor_bytes(type_name: str, elements: int) -> int:
     return -(-raw // GGUF_ALIGNMENT) * GGUF_ALIGNMENT
 
 
-_SIZE_CACHE: dict[tuple[int, str, bool], tuple[ModelSpec, GgufSize]] = {}
-
-
 def gguf_size(spec: ModelSpec, ftype: str, *, imatrix: bool = False) -> GgufSize:
     """The text GGUF and the mmproj file of ``spec`` in ``ftype`` (a llama.cpp file type name, e.g. ``Q4_K_M``).
     ``imatrix``: quantized with an importance matrix (bartowski, mradermacher's i1 builds), which changes a few
@@ -447,25 +446,21 @@ def gguf_size(spec: ModelSpec, ftype: str, *, imatrix: bool = False) -> GgufSize
     name = ftype.upper()
     if name not in FTYPE_DEFAULT:
         raise KeyError(f"unknown GGUF file type {ftype!r}")
-    key = (id(spec), name, imatrix)
-    hit = _SIZE_CACHE.get(key)
-    if hit is not None and hit[0] is spec:
-        return hit[1]
+    return per_spec("gguf-size", spec, (name, imatrix), lambda: _gguf_size(spec, name, imatrix))
+
+
+def _gguf_size(spec: ModelSpec, name: str, imatrix: bool) -> GgufSize:
     by_type: dict[str, int] = {}
     for tensor, type_name in tensor_types(spec, name, imatrix=imatrix):
         by_type[type_name] = by_type.get(type_name, 0) + tensor_bytes(type_name, tensor.elements)
     metadata = max(0, spec.vocab_size) * METADATA_BYTES_PER_TOKEN
-    size = GgufSize(
+    return GgufSize(
         ftype=name,
         text_bytes=sum(by_type.values()) + metadata,
         mmproj_bytes=mmproj_bytes(spec),
         bytes_by_type=by_type,
         imatrix=imatrix,
     )
-    if len(_SIZE_CACHE) > 2048:
-        _SIZE_CACHE.clear()
-    _SIZE_CACHE[key] = (spec, size)
-    return size
 
 
 def mmproj_bytes(spec: ModelSpec) -> int:

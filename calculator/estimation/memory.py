@@ -11,6 +11,7 @@ from models_catalog.architecture import ModelSpec
 from .engines import ENGINES, EngineProfile, KvDtype, get_engine, get_kv_dtype
 from .facts import SpecFacts, spec_facts
 from .kv import KvSize, kv_size
+from .memo import per_spec
 from .overhead import engine_overhead_terms
 from .precision import (
     PRECISIONS,
@@ -24,29 +25,12 @@ from .workload import Breakdown, Mode, Term, Workload
 _DEFAULT_WORKLOAD = Workload()
 
 
-# Estimates remembered per spec object and workload: both are immutable, and one model page asks for the same
-# workload several times (its matrix, ranking, builds and verdicts share settings) and, with the spec kept per
-# process, again on the next page of that model. The spec is held with its entry, so its id is never reused
-# while the entry lives; the store is emptied when full.
-_REMEMBERED: dict[tuple[int, Workload], tuple[ModelSpec, Breakdown]] = {}
-REMEMBERED_LIMIT = 4096
-
-
 def estimate(spec: ModelSpec, workload: Workload = _DEFAULT_WORKLOAD) -> Breakdown:
     """Memory ``spec`` needs under ``workload``. Never raises on odd input: unknown names fall back to the
-    defaults with a warning, counts below 1 count as 1."""
-    key = (id(spec), workload)
-    try:
-        hit = _REMEMBERED.get(key)
-    except TypeError:  # a workload built with an unhashable value: computed, not remembered
-        return _estimate(spec, workload)
-    if hit is not None and hit[0] is spec:
-        return hit[1]
-    breakdown = _estimate(spec, workload)
-    if len(_REMEMBERED) >= REMEMBERED_LIMIT:
-        _REMEMBERED.clear()
-    _REMEMBERED[key] = (spec, breakdown)
-    return breakdown
+    defaults with a warning, counts below 1 count as 1. Remembered per spec object and workload (both immutable):
+    one model page asks for the same workload several times (its matrix, ranking, builds and verdicts share
+    settings) and, with the spec kept per process, again on the next page of that model."""
+    return per_spec("estimate", spec, workload, lambda: _estimate(spec, workload))
 
 
 def _estimate(spec: ModelSpec, workload: Workload) -> Breakdown:

@@ -21,16 +21,16 @@ the RAM bandwidth (estimated, SOURCES.md "Offload"). Pure Python, no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import TypeVar
 
 from models_catalog.architecture import ModelSpec
 
 from .capacity import cuda_visible_bytes
 from .gguf import FTYPE_DEFAULT, Role, gguf_size, tensor_bytes, tensor_types
 from .kv import LLAMA_CPP_N_UBATCH
+from .memo import per_spec
 from .memory import estimate
 from .overhead import LLAMA_CPP_FIT_MARGIN_BYTES
 from .precision import get_precision
@@ -156,28 +156,9 @@ def gguf_ftype_for(precision: str) -> str:
     return GGUF_FOR_PRECISION.get(name, "Q4_K_M")
 
 
-_TENSORS: dict[tuple[int, Hashable], tuple[ModelSpec, _Tensors]] = {}
-V = TypeVar("V")
-_TENSORS_LIMIT = 256
-
-
-def _by_spec(
-    store: dict[tuple[int, Hashable], tuple[ModelSpec, V]], spec: ModelSpec, key: Hashable, compute: Callable[[], V]
-) -> V:
-    """``compute()`` remembered per spec identity and ``key`` (a spec is immutable; one split search asks for the
-    same per-layer bytes and estimate once per candidate split)."""
-    hit = store.get((id(spec), key))
-    if hit is not None and hit[0] is spec:
-        return hit[1]
-    if len(store) >= _TENSORS_LIMIT:
-        store.clear()
-    value = compute()
-    store[(id(spec), key)] = (spec, value)
-    return value
-
-
 def _tensors(spec: ModelSpec, ftype: str) -> _Tensors:
-    return _by_spec(_TENSORS, spec, ftype, lambda: _count_tensors(spec, ftype))
+    # one split search asks for the same per-layer bytes once per candidate split
+    return per_spec("gguf-layers", spec, ftype, lambda: _count_tensors(spec, ftype))
 
 
 def _count_tensors(spec: ModelSpec, ftype: str) -> _Tensors:
@@ -204,11 +185,8 @@ def _count_tensors(spec: ModelSpec, ftype: str) -> _Tensors:
     )
 
 
-_ESTIMATES: dict[tuple[int, Hashable], tuple[ModelSpec, Breakdown]] = {}
-
-
 def _estimate(spec: ModelSpec, workload: Workload) -> Breakdown:
-    return _by_spec(_ESTIMATES, spec, workload, lambda: estimate(spec, workload))
+    return estimate(spec, workload)  # remembered by the core per spec and workload
 
 
 def _llama_workload(workload: Workload, ftype: str) -> Workload:

@@ -6,14 +6,13 @@ from models_catalog.architecture import ModelSpec
 
 from .facts import SpecFacts, spec_facts
 from .gguf import gguf_size
+from .memo import per_spec
 from .precision import (
     NF4_DOUBLE_QUANT_BITS,
     Precision,
     get_precision,
     weight_bits_total,
 )
-
-_WEIGHT_CACHE: dict[tuple[int, str, bool, str], tuple[SpecFacts, int, float, int]] = {}
 
 
 def weight_bytes(facts: SpecFacts, precision: Precision, *, load_mtp: bool, variant: str = "") -> int:
@@ -23,27 +22,22 @@ def weight_bytes(facts: SpecFacts, precision: Precision, *, load_mtp: bool, vari
 def weights_detail(
     facts: SpecFacts, precision: Precision, *, load_mtp: bool, variant: str = ""
 ) -> tuple[int, float, int]:
-    """(bytes, average bits per parameter, parameters) of the weights, cached per spec and precision."""
-    key = (id(facts), precision.key, load_mtp, variant)
-    hit = _WEIGHT_CACHE.get(key)
-    if hit is not None and hit[0] is facts:
-        return hit[1], hit[2], hit[3]
+    """(bytes, average bits per parameter, parameters) of the weights, remembered per spec and precision."""
+    key = (precision.key, load_mtp, variant)
+    return per_spec("weights", facts.spec, key, lambda: _weights_detail(facts, precision, load_mtp, variant))
+
+
+def _weights_detail(facts: SpecFacts, precision: Precision, load_mtp: bool, variant: str) -> tuple[int, float, int]:
     counts = facts.counts if load_mtp else facts.counts_without_mtp
     if precision.gguf_ftype and variant != "qlora":
-        result = _gguf_detail(facts, precision.gguf_ftype)
-        _WEIGHT_CACHE[key] = (facts, *result)
-        return result
+        return _gguf_detail(facts, precision.gguf_ftype)
     bits = precision.bits(counts, facts.layer_facts)
     if variant == "qlora":
         # prepare_model_for_kbit_training casts every non-4-bit parameter to fp32 (docs/methodology.md §6.4)
         bits = bits._replace(embedding=32.0, lm_head=32.0, norms=32.0, vision=32.0, router=NF4_DOUBLE_QUANT_BITS)
     params = sum(counts)
     total_bits = weight_bits_total(counts, bits)
-    result = (round(total_bits / 8), total_bits / params if params else 0.0, params)
-    if len(_WEIGHT_CACHE) > 4096:
-        _WEIGHT_CACHE.clear()
-    _WEIGHT_CACHE[key] = (facts, *result)
-    return result
+    return round(total_bits / 8), total_bits / params if params else 0.0, params
 
 
 def _gguf_detail(facts: SpecFacts, ftype: str) -> tuple[int, float, int]:

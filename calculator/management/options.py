@@ -34,8 +34,8 @@ from calculator.estimation import (
     get_precision,
 )
 from calculator.estimation.applicability import choose_mode
-from calculator.forms import parse_tokens
 from calculator.labels import MODE_CHANGES
+from calculator.state import parse_tokens
 from models_catalog.architecture import ModelSpec
 from models_catalog.specs import SpecUnavailable, param_counts, spec_from_config, spec_from_recorded_folder
 from pricing.gpus import GpuSpec, family_slug, load_gpus

@@ -16,9 +16,9 @@ from django.core.management import call_command
 from django.http import QueryDict
 from openapi_spec_validator import validate
 
-from calculator import page_data
+from calculator.page import sources as page_data
 from calculator.api.schemas import CalculatorQuery
-from calculator.forms import FIELD_NAMES, parse_state
+from calculator.state import FIELD_NAMES, parse_state
 from calculator.page import model_page
 from models_catalog import selectors, services
 from pricing.services import api_prices_load

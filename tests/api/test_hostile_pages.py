@@ -11,7 +11,7 @@ from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from calculator.forms import FIELD_NAMES
+from calculator.state import FIELD_NAMES
 from models_catalog import services
 from models_catalog.hub_ids import InvalidHubId, parse_hub_id
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from calculator.estimation import ENGINES, FRAMEWORKS_KEYS, KV_DTYPES, OPTIMIZERS, Mode
-from calculator.forms import (
+from calculator.state import (
     FIELD_NAMES,
     MAX_BATCH,
     MAX_CONCURRENCY,

@@ -35,9 +35,9 @@ from calculator.estimation import (
     speed,
 )
 from calculator.estimation.applicability import choose_mode
-from calculator.forms import parse_tokens
 from calculator.management.commands.estimate import Command, precision_used
 from calculator.management.options import load_spec
+from calculator.state import parse_tokens
 from pricing.gpus import gpu_by_slug, load_gpus
 
 ROOT = Path(__file__).resolve().parents[2]

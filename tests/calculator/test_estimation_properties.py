@@ -133,7 +133,7 @@ def test_a_measured_weight_file_size_replaces_the_computed_weights():
 def test_estimates_are_remembered_per_spec_object_and_workload():
     """The same spec object and workload give the very same breakdown; an equal spec built anew, another workload
     or a full store compute afresh, with equal results."""
-    from calculator.estimation import memory
+    from calculator.estimation import memo, memory
 
     spec = llama_31_8b()
     workload = Workload(context=12_345)
@@ -143,5 +143,5 @@ def test_estimates_are_remembered_per_spec_object_and_workload():
     again = memory.estimate(replace(spec), workload)
     assert again is not first and again == first
     assert memory.estimate(spec, Workload(context=20_000)).total_bytes > first.total_bytes
-    memory._REMEMBERED.clear()
+    memo.forget()
     assert memory.estimate(spec, workload) == first

@@ -47,10 +47,21 @@ def test_home_answers_what_runs_on_a_24_gb_card_and_a_64_gb_mac(client, site):
 
 def test_home_answers_follow_a_price_change(client, site):
     from pricing.models import Offer
-    from pricing.services import prices_generation_bump
+    from web.generations import PRICES_GENERATION
 
     before = parse(client.get("/en/").content).one("table", id="popular").one("tr", data_model="GLM-5.3-Flash").text
     Offer.objects.filter(provider__slug="runpod", gpu__slug="mi300x").update(price_per_gpu_hour_usd="1.99")
-    prices_generation_bump()  # what a price refresh does when it stores new prices
+    PRICES_GENERATION.bump()  # what a price refresh does when it stores new prices
     after = parse(client.get("/en/").content).one("table", id="popular").one("tr", data_model="GLM-5.3-Flash").text
     assert before != after and "$15.92" in after
+
+
+def test_german_home_links_to_german_model_pages_after_an_english_one_was_rendered(client, site, settings):
+    settings.PAGE_CACHE_SECONDS = 0  # the kept home answers alone, not the page cache
+    english = parse(client.get("/en/").content)
+    german = parse(client.get("/de/").content)
+
+    for page, prefix in ((english, "/en/"), (german, "/de/")):
+        for answers in (page.one("table", id="popular"), page.one("ul", id="on-card"), page.one("ul", id="on-mac")):
+            links = {a.attrs["href"][:4] for a in answers.select("a")}
+            assert links == {prefix}

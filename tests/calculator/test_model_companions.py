@@ -49,11 +49,11 @@ def test_faq_page_answers_from_the_estimate_with_faqpage_json_ld(client, seed_si
 
 def test_faq_answer_changes_when_prices_change(client, seed_site):
     from pricing.models import Offer
-    from pricing.services import prices_generation_bump
+    from web.generations import PRICES_GENERATION
 
     before = parse(client.get(GLM + "faq/").content).one("dd", data_faq="cheapest").text
     Offer.objects.filter(provider__slug="runpod", gpu__slug="mi300x").update(price_per_gpu_hour_usd="1.99")
-    prices_generation_bump()  # what a price refresh does when it stores new prices
+    PRICES_GENERATION.bump()  # what a price refresh does when it stores new prices
     after = parse(client.get(GLM + "faq/").content).one("dd", data_faq="cheapest").text
     assert before != after and "$15.92" in after
 
@@ -85,3 +85,16 @@ def test_markdown_and_faq_urls_follow_the_catalog_spelling(client, seed_site):
     assert client.get("/en/models/zai-org/glm-5.3-flash.md")["Location"] == "/en/models/zai-org/GLM-5.3-Flash.md"
     assert client.get("/en/models/zai-org/glm-5.3-flash/faq/")["Location"] == GLM + "faq/"
     assert client.get("/en/models/acme/Nothing-7B.md").status_code == 404
+
+
+def test_share_card_is_drawn_anew_after_a_rename(client, seed_site):
+    from models_catalog.models import Model
+    from web.generations import CATALOG_GENERATION
+
+    before = client.get(GLM + "og.png").content
+    assert client.get(GLM + "og.png").content == before  # kept
+    Model.objects.filter(hub_id="zai-org/GLM-5.3-Flash").update(display_name="GLM-5.3-Flash (renamed)")
+    CATALOG_GENERATION.bump()  # what an import or an admin edit does
+    after = client.get(GLM + "og.png")
+    assert after.status_code == 200 and after["Content-Type"] == "image/png"
+    assert after.content != before

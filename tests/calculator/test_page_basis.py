@@ -13,13 +13,12 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.forms.models import model_to_dict
 
-from calculator import page_basis as basis_module
-from calculator.page_basis import page_basis
+from calculator.page import basis as basis_module
+from calculator.page.basis import page_basis
 from models_catalog import services
 from models_catalog.models import Model, QuantizedBuild
-from pricing.generation import PRICES_GENERATION
 from tests.models_catalog.html import parse
-from web.generations import CATALOG_GENERATION
+from web.generations import CATALOG_GENERATION, PRICES_GENERATION
 
 SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
 DAY = date(2026, 11, 30)
@@ -66,14 +65,16 @@ def test_read_afresh_on_a_new_day(catalog):
 
 
 def test_nothing_kept_while_the_cache_cannot_name_the_generations(catalog, monkeypatch):
-    monkeypatch.setattr(basis_module.cache, "get_many", lambda keys: {})  # a cache that is down answers nothing
+    from django.core.cache import cache
+
+    monkeypatch.setattr(cache, "get_many", lambda keys: {})  # a cache that is down answers nothing
     model = _glm()
     assert page_basis(model, DAY) is not page_basis(model, DAY)
-    assert len(basis_module._kept) == 0
+    assert len(basis_module.BASES._entries) == 0
 
 
 def test_bounded_least_recently_used_out_first(catalog, monkeypatch):
-    monkeypatch.setattr(basis_module, "MAX_MODELS", 2)
+    monkeypatch.setattr(basis_module.BASES, "max_entries", 2)
     glm, llama, qwen = (
         Model.objects.get(hub_id=h)
         for h in ("zai-org/GLM-5.3-Flash", "meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-30B-A3B")
@@ -83,9 +84,14 @@ def test_bounded_least_recently_used_out_first(catalog, monkeypatch):
     page_basis(llama, DAY)
     assert page_basis(glm, DAY) is kept_glm  # used last: Llama is now the oldest
     page_basis(qwen, DAY)
-    assert len(basis_module._kept) == 2
+    assert len(basis_module.BASES._entries) == 2
     assert page_basis(glm, DAY) is kept_glm
-    assert {key[0] for key in basis_module._kept} == {"zai-org/GLM-5.3-Flash", "Qwen/Qwen3-30B-A3B"}
+    assert {_inputs(key)[0] for key in basis_module.BASES._entries} == {"zai-org/GLM-5.3-Flash", "Qwen/Qwen3-30B-A3B"}
+
+
+def _inputs(key: tuple) -> tuple:
+    """The inputs part of a kept value's key: (name, tokens, language, inputs)."""
+    return key[3]
 
 
 def test_an_admin_edit_shows_on_the_next_page_view(catalog, client, settings, django_capture_on_commit_callbacks):
@@ -116,14 +122,14 @@ def test_one_basis_per_language_so_labels_are_said_in_the_readers(catalog, clien
     assert "Total parameters" in english and "Published model page or article" in english
     assert "Total parameters" not in german and "Published model page or article" not in german
     assert "Gesamtparameter" in german or "Parameter insgesamt" in german
-    assert {key[1] for key in basis_module._kept} == {"en", "de"}
+    assert {key[2] for key in basis_module.BASES._entries} == {"en", "de"}
 
 
 @pytest.mark.parametrize("path", ["/en/models/zai-org/GLM-5.3-Flash/", "/de/models/meta-llama/Llama-3.1-8B-Instruct/"])
 def test_kept_sections_are_the_html_the_page_renders_itself(catalog, client, monkeypatch, path):
     """The facts and similar-models sections rendered once per basis are byte for byte what the page's own
     includes give."""
-    from calculator import views
+    from calculator.page import view
 
     def article(response) -> str:
         text = response.content.decode()
@@ -132,7 +138,7 @@ def test_kept_sections_are_the_html_the_page_renders_itself(catalog, client, mon
 
     kept_first, kept_again = article(client.get(path + "?context=9000")), article(client.get(path + "?context=9001"))
     assert 'id="similar"' in kept_first and "data-fact=" in kept_first
-    monkeypatch.setattr(views, "KEPT_SECTIONS", ())
+    monkeypatch.setattr(view, "kept_section", lambda model, today, name, render: render())
     basis_module.forget()
     own = article(client.get(path + "?context=9000"))
     assert own == kept_first

@@ -26,10 +26,9 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from config.page_cache import CACHED_PAGES, WAIT_SECONDS, PageCacheMiddleware, sorted_query
 from models_catalog import services
 from models_catalog.models import Model
-from pricing.generation import prices_generation
 from pricing.services import api_prices_refresh, gpus_sync, offers_refresh
 from tests.models_catalog.html import parse
-from web.generations import CATALOG_GENERATION
+from web.generations import CATALOG_GENERATION, PRICES_GENERATION
 
 SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "provider-apis"
@@ -153,6 +152,36 @@ def test_markdown_and_html_are_separate_entries(client, seed_site):
     assert client.get(GLM, headers={"Accept": "text/markdown"}).content == markdown.content
 
 
+def test_a_markdown_reader_never_gets_the_html_a_browser_preferring_html_was_served(client, seed_site):
+    browser = client.get(GLM, headers={"Accept": "text/html,text/markdown;q=0.9"})
+    assert browser["Content-Type"].startswith("text/html")
+
+    agent = client.get(GLM, headers={"Accept": "text/markdown"})
+    assert _cache_state(agent) == "MISS" and agent["Content-Type"].startswith("text/markdown")
+    again = client.get(GLM, headers={"Accept": "text/html"})  # the browser's entry, still HTML
+    assert _cache_state(again) == "HIT" and again["Content-Type"].startswith("text/html")
+
+
+@pytest.mark.parametrize(
+    ("accept", "markdown"),
+    [
+        ("text/markdown", True),
+        ("text/markdown, text/html", True),
+        ("text/html, text/markdown", False),
+        ("text/html;q=0.5, text/markdown", True),
+        ("text/html,text/markdown;q=0.9", False),
+        ("*/*", False),
+        ("text/*", False),
+        ("text/markdown;q=0", False),
+        ("", False),
+    ],
+)
+def test_the_view_and_the_cache_key_read_accept_the_same_way(rf, accept, markdown):
+    from web.negotiation import wants_markdown
+
+    assert wants_markdown(rf.get("/", headers={"Accept": accept} if accept else {})) is markdown
+
+
 def _machine(response) -> tuple[str, str]:
     """The GPU and GPU count the page's machine section shows."""
     page = parse(response.content)
@@ -261,9 +290,9 @@ def test_a_price_refresh_shows_on_the_next_request(client):
 
 
 def test_a_hosted_api_price_refresh_moves_the_prices_generation():
-    before = prices_generation()
+    before = PRICES_GENERATION.current()
     api_prices_refresh(raw=(RECORDED / "openrouter-recorded-models-2026-08-08.json").read_bytes())
-    assert prices_generation() != before
+    assert PRICES_GENERATION.current() != before
 
 
 def test_a_model_import_shows_in_the_catalog_on_the_next_request(client, seed_site):

@@ -15,7 +15,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from calculator.page_data import page_offers
+from calculator.page.sources import page_offers
 from pricing.selectors import prices_captured_at
 
 # A million offers (about five months of hourly refreshes of the bundled providers): the size the indexes are for.

@@ -7,7 +7,6 @@ from decimal import Decimal
 
 import pytest
 
-from pricing.generation import prices_generation
 from pricing.models import (
     Gpu,
     GpuPriceIndex,
@@ -21,6 +20,7 @@ from pricing.price_index import price_history_settle, price_index_compute
 from pricing.retention import offers_prune, prunable_snapshots, pruning_boundary
 from pricing.selectors import current_offers, price_history, provider_statuses
 from pricing.services import gpus_sync
+from web.generations import PRICES_GENERATION
 
 pytestmark = pytest.mark.django_db
 
@@ -95,7 +95,7 @@ def test_prune_keeps_the_history_and_the_current_prices_and_deletes_only_folded_
     history_before = _history_rows()
     offers_before = current_offers(now=NOW)
     statuses_before = provider_statuses(now=NOW)
-    generation = prices_generation()
+    generation = PRICES_GENERATION.current()
     offers_total = Offer.objects.count()
 
     result = offers_prune(NOW)
@@ -118,7 +118,7 @@ def test_prune_keeps_the_history_and_the_current_prices_and_deletes_only_folded_
     h200 = {p.day: p for p in price_history("h200-sxm")}
     assert h200[date(2026, 11, 10)].cheapest_usd == Decimal("4.09")  # A's price that day, folded before pruning
     assert h200[date(2026, 11, 10)].provider_count == 2 and h200[date(2026, 11, 10)].cheapest_at == ("A",)
-    assert prices_generation() != generation  # pages computed from the deleted rows are recomputed
+    assert PRICES_GENERATION.current() != generation  # pages computed from the deleted rows are recomputed
 
 
 def test_days_after_the_boundary_recompute_as_before_and_pruned_days_are_never_refolded(history):

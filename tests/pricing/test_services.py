@@ -16,11 +16,11 @@ from pricing.services import (
     gpus_sync,
     offers_refresh,
     offline_refresh,
-    prices_generation,
     refresh_lock,
     refresh_lock_expires_in,
     refresh_lock_seconds,
 )
+from web.generations import PRICES_GENERATION
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "provider-apis"
 RUNPOD_RAW = (RECORDED / "runpod-example.json").read_bytes()
@@ -192,9 +192,9 @@ def test_credentials_come_from_settings(settings):
 @respx.mock
 def test_refresh_bumps_the_prices_cache_generation():
     _runpod()
-    before = prices_generation()
+    before = PRICES_GENERATION.current()
     offers_refresh("runpod", now=T0)
-    assert prices_generation() != before
+    assert PRICES_GENERATION.current() != before
 
 
 @respx.mock

@@ -6,22 +6,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from django.core.cache import cache
-from django.db.models import Max
-
 from calculator.estimation import ApiPrice
-from calculator.forms import CalculatorState, PageChoices
 from calculator.labels import data_text
 from calculator.page import Build, HostedPrice, PageInputs, build_key, page_choices
+from calculator.state import CalculatorState, PageChoices
 from models_catalog.architecture import ModelSpec
 from models_catalog.models import Model
 from models_catalog.selectors import BuildRow, ModelFacts
 from models_catalog.specs import spec_from_model
 from pricing.gpus import GpuSpec, load_gpus
-from pricing.models import Offer, PriceSnapshot
 from pricing.offers import OfferRecord
 from pricing.selectors import HostedApiPrice, api_prices_for, current_offers
-from pricing.services import prices_generation
+from web.generations import PRICES_GENERATION
+from web.kept import PROCESS, Kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,8 +31,10 @@ class PageSources:
     today: date
     choices: PageChoices
 
+    hub_id: str
+
     def inputs(self, state: CalculatorState) -> PageInputs:
-        return PageInputs(self.spec, state, self.offers, self.gpus, self.builds, self.hosted, self.today)
+        return PageInputs(self.spec, state, self.offers, self.gpus, self.builds, self.hosted, self.today, self.hub_id)
 
 
 def _bits(build: BuildRow, params_total: int) -> float | None:
@@ -94,38 +93,21 @@ def _hosted(row: HostedApiPrice) -> HostedPrice:
     )
 
 
-_SPECS: dict[tuple[object, ...], ModelSpec] = {}
-_SPECS_LIMIT = 1024
+# One spec object per catalog row version in this process: the estimation core remembers what it derives from a spec
+# by its identity (facts, per-tensor sizes, estimates), so every request for a model reuses them.
+MODEL_SPECS: Kept[ModelSpec] = Kept("model-spec", where=PROCESS, max_entries=1024)
+# The current on-demand offers every model page ranks, once per state of the price data (every store, failed
+# refresh, prune and fold bumps its generation); stale marks depend on the clock, so re-read at least every 5 min.
+PAGE_OFFERS: Kept[tuple[OfferRecord, ...]] = Kept("page-offers", depends_on=(PRICES_GENERATION,), seconds=300)
 
 
 def model_spec(model: Model) -> ModelSpec:
-    """The model's spec, one object per catalog row version in this process: the estimation core caches what it
-    derives from a spec by its identity (facts, per-tensor sizes), so every request for a model reuses them."""
     key = (model.pk, model.config_sha256, model.params_total, model.params_active, model.updated_at)
-    spec = _SPECS.get(key)
-    if spec is None:
-        spec = spec_from_model(model)
-        if len(_SPECS) >= _SPECS_LIMIT:
-            _SPECS.clear()
-        _SPECS[key] = spec
-    return spec
-
-
-OFFERS_SECONDS = 300  # stale marks depend on the clock: re-read at least this often
+    return MODEL_SPECS.get(lambda: spec_from_model(model), *key)
 
 
 def page_offers() -> tuple[OfferRecord, ...]:
-    """The current on-demand offers every model page ranks, read once per price data state: the key changes with
-    the price generation a refresh bumps, every stored snapshot (a refresh, failed or not) and every stored offer,
-    so no page shows an old price."""
-    snapshot = PriceSnapshot.objects.aggregate(newest=Max("id"))["newest"]
-    offer = Offer.objects.aggregate(newest=Max("id"))["newest"]
-    key = f"page-offers:{prices_generation()}:{snapshot}:{offer}"
-    offers = cache.get(key)
-    if offers is None:
-        offers = tuple(current_offers(pricing_kinds=("on-demand",)))
-        cache.set(key, offers, OFFERS_SECONDS)
-    return offers
+    return PAGE_OFFERS.get(lambda: tuple(current_offers(pricing_kinds=("on-demand",))))
 
 
 def page_sources(model: Model, facts: ModelFacts, today: date) -> PageSources:
@@ -141,4 +123,5 @@ def page_sources(model: Model, facts: ModelFacts, today: date) -> PageSources:
         hosted=tuple(_hosted(row) for row in api_prices_for(model.hub_id, today)),
         today=today,
         choices=page_choices(spec.max_context or model.max_context, builds, gpus),
+        hub_id=model.hub_id,
     )

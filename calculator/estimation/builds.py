@@ -1,0 +1,37 @@
+"""Published builds of a model (a GGUF file, an MLX folder, an AWQ or FP8 repository): which generic precision
+sizes what the file does not say (KV cache, overhead), and which runtimes load each format."""
+
+from __future__ import annotations
+
+from .precision import PRECISIONS, gguf_key
+
+# Which runtimes load a build of each format (docs/methodology.md §2 and §4).
+RUNTIMES_BY_FORMAT: dict[str, tuple[str, ...]] = {
+    "GGUF": ("llama.cpp", "Ollama", "LM Studio"),
+    "MLX": ("MLX (mlx-lm)", "LM Studio on a Mac"),
+    "AWQ": ("vLLM", "SGLang", "Transformers"),
+    "GPTQ": ("vLLM", "SGLang", "Transformers"),
+    "FP8": ("vLLM", "SGLang", "TensorRT-LLM"),
+    "NF4": ("Transformers + bitsandbytes",),
+    "EXL2": ("ExLlamaV2", "TabbyAPI"),
+    "BF16": ("vLLM", "SGLang", "llama.cpp (after conversion)", "Transformers"),
+}
+
+_PRECISION_BY_FORMAT = {"AWQ": "awq", "GPTQ": "gptq", "FP8": "fp8", "NF4": "nf4", "BF16": "fp16"}
+
+
+def build_precision(file_format: str, label: str, bits_per_weight: float | None) -> str:
+    """The generic precision whose rules size everything but a build's weights: its GGUF file type or MLX bit width
+    where we know it, the format's precision, else the nearest width to its bits per weight."""
+    if file_format == "GGUF" and gguf_key(label) in PRECISIONS:
+        return gguf_key(label)
+    if file_format == "MLX" and bits_per_weight and f"mlx-{int(bits_per_weight)}bit" in PRECISIONS:
+        return f"mlx-{int(bits_per_weight)}bit"
+    if file_format in _PRECISION_BY_FORMAT:
+        return _PRECISION_BY_FORMAT[file_format]
+    bits = bits_per_weight or 16
+    return "fp16" if bits >= 12 else "int8" if bits >= 7 else "int4"
+
+
+def build_runtimes(file_format: str) -> tuple[str, ...]:
+    return RUNTIMES_BY_FORMAT.get(file_format, ())

@@ -1,0 +1,82 @@
+"""The part of a model page that does not depend on the reader's inputs, kept in each web process.
+
+A model page recomputes per request only what its query string changes (the estimate, the ranking, the verdicts).
+What it reads about the model and the market — the facts and builds, the parsed architecture, the current offers,
+the hosted API prices, the models of similar size — is the same for every query string until the catalog or the
+prices change, and costs ~6 ms of an uncached page. It is kept (``web.kept``, in this process) per model, language
+and UTC day under the two data generations (``web.generations``), so an import, a refresh, an admin edit or midnight
+makes the next request read it afresh, as the page cache does. Labels in the facts and the choices are said in the
+language active when they were read: one basis per language.
+
+The sections that depend on the basis alone (facts and sources, similar models) are rendered once per basis and
+kept the same way (``kept_section``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+
+from calculator.page import sources as page_data
+from calculator.page.sources import PageSources
+from models_catalog import selectors
+from models_catalog.models import Model
+from models_catalog.selectors import ModelFacts, SimilarModel
+from models_catalog.specs import SpecUnavailable
+from web.generations import CATALOG_GENERATION, PRICES_GENERATION
+from web.kept import PROCESS, Kept
+
+MAX_MODELS = 512  # a few MB per process at most: a basis is the model's facts and spec; offers and GPUs are shared
+
+
+@dataclass(frozen=True, slots=True)
+class PageBasis:
+    facts: ModelFacts
+    sources: PageSources | None  # None when the model cannot be sized (``unsizable`` says why)
+    unsizable: str
+    similar: tuple[SimilarModel, ...]
+
+
+BASES: Kept[PageBasis] = Kept(
+    "page-basis",
+    depends_on=(CATALOG_GENERATION, PRICES_GENERATION),
+    per_language=True,
+    where=PROCESS,
+    max_entries=MAX_MODELS,
+)
+# HTML of a section rendered from the basis alone, per model, day and section: a few KB each.
+SECTIONS: Kept[str] = Kept(
+    "page-basis-section",
+    depends_on=(CATALOG_GENERATION, PRICES_GENERATION),
+    per_language=True,
+    where=PROCESS,
+    max_entries=4 * MAX_MODELS,
+)
+
+
+def page_basis(model: Model, today: date) -> PageBasis:
+    """The model's page basis for ``today`` in the active language, computed once per catalog and price state in this
+    process."""
+    return BASES.get(lambda: _compute(model, today), model.hub_id, today)
+
+
+def kept_section(model: Model, today: date, name: str, render: Callable[[], str]) -> str:
+    """A section of the model's page rendered from its basis alone (``render()``), once per basis."""
+    return SECTIONS.get(render, model.hub_id, today, name)
+
+
+def forget() -> None:
+    """Drops everything kept (tests; a process that must read afresh)."""
+    BASES.forget()
+    SECTIONS.forget()
+
+
+def _compute(model: Model, today: date) -> PageBasis:
+    facts = selectors.model_facts(model)
+    similar = tuple(selectors.similar_models(model))
+    try:
+        sources = page_data.page_sources(model, facts, today)
+    except SpecUnavailable as exc:
+        return PageBasis(facts, None, str(exc), similar)
+    return PageBasis(facts, sources, "", similar)

@@ -1,0 +1,210 @@
+"""The model page as data: every section for one calculator state, from one call."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from functools import cached_property
+from typing import Any
+
+from calculator.estimation import Breakdown, Mode, Workload, usable_bytes
+from calculator.estimation.applicability import choose_mode
+from calculator.page.inputs import PageInputs, precision_label
+from models_catalog.architecture import AttentionKind, ModelSpec
+
+from .commands import Commands, commands_section
+from .context import ContextSection, context_section
+from .faq import Faq, faq_section
+from .gpus import Gpus, gpus_section, largest_datacenter_gpu, smallest_single_gpu
+from .hosted import SelfHostVsApi, hosted_section
+from .inverse import Inverse, inverse_section
+from .local import Local, Rig, local_section, rig_section
+from .setting import MATRIX_PRECISIONS, MODES, Cheapest, PageEstimates, Setting, setting_for
+from .sizes import BreakdownRow, BuildRow, MatrixCell, ModeCard, PrecisionCard, Summary, build_rows
+
+
+@dataclass(frozen=True, slots=True)
+class CacheLayout:
+    """Which layers keep a per-token KV cache: the reason a hybrid model's cache is far below 2·L·H·d·T."""
+
+    total_layers: int
+    cached_layers: int  # full, sliding-window or MLA attention
+    state_layers: int  # linear attention / SSM: a fixed-size state per request
+    sliding_layers: int
+
+
+def _cache_layout(spec: ModelSpec) -> CacheLayout:
+    counts = {kind: 0 for kind in AttentionKind}
+    for group in spec.layer_groups:
+        counts[group.kind] += group.count
+    cached = counts[AttentionKind.FULL] + counts[AttentionKind.SLIDING] + counts[AttentionKind.MLA]
+    return CacheLayout(spec.num_layers, cached, counts[AttentionKind.LINEAR], counts[AttentionKind.SLIDING])
+
+
+@dataclass(frozen=True, slots=True)
+class ModelPage:
+    """One calculator state's page: the setting it computed for, then one field per section (``SECTIONS``)."""
+
+    cache_layout: CacheLayout
+    setting: Setting
+    breakdown: Breakdown
+    summary: Summary
+    rows: tuple[BreakdownRow, ...]
+    gpus: Gpus
+    commands: Commands
+    matrix: tuple[tuple[str, tuple[MatrixCell, ...]], ...]
+    precision_cards: tuple[PrecisionCard, ...]
+    mode_cards: tuple[ModeCard, ...]
+    builds: tuple[BuildRow, ...]
+    context: ContextSection
+    inverse: Inverse | None
+    local: Local
+    rig: Rig | None
+    api: SelfHostVsApi
+    faq: Faq
+
+
+class PageWork:
+    """What the sections of one page share, each part computed once, when a section first asks for it."""
+
+    def __init__(self, inputs: PageInputs) -> None:
+        self.inputs = inputs
+        self.spec, self.state, self.builds = inputs.spec, inputs.state, inputs.builds
+        self.estimates = PageEstimates(inputs.spec, inputs.builds)
+        self.setting = setting_for(inputs.state, inputs.builds)
+        self.workload: Workload = self.estimates.workload(self.state, self.setting.mode, self.setting.precision)
+        self.breakdown, self.need = self.estimates.need(self.workload)
+
+    @cached_property
+    def gpus(self) -> Gpus:
+        return gpus_section(self.need, self.spec, self.workload, self.inputs.offers, self.inputs.gpus)
+
+    @cached_property
+    def cheapest(self) -> Cheapest:
+        return Cheapest(self.inputs.offers, self.inputs.gpus, self.gpus.ranking)
+
+    @cached_property
+    def needs(self) -> dict[tuple[Mode, str], int]:
+        """The need of every mode and generic precision that applies (the matrix's cells)."""
+        found = {}
+        for precision in MATRIX_PRECISIONS:
+            for mode in MODES:
+                if choose_mode(mode, precision).applies:
+                    workload = self.estimates.workload(self.state, mode, precision)
+                    found[(mode, precision)] = self.estimates.need(workload)[1]
+        return found
+
+    @cached_property
+    def local(self) -> Local:
+        return local_section(self.estimates, self.state, self.builds, self.inputs.gpus)
+
+
+def _rows(work: PageWork) -> tuple[BreakdownRow, ...]:
+    gpu_total = sum(t.bytes for t in work.breakdown.terms if t.on_gpu and t.bytes > 0) or 1
+    rows, offset = [], 0.0
+    for term in work.breakdown.terms:
+        if term.bytes > 0:
+            share = term.bytes / gpu_total if term.on_gpu else 0.0
+            rows.append(BreakdownRow(term, share, offset))
+            offset += share
+    return tuple(rows)
+
+
+def _summary(work: PageWork) -> Summary:
+    largest = largest_datacenter_gpu(work.inputs.gpus)
+    smallest_gpu = smallest_single_gpu(work.need, work.inputs.gpus)
+    smallest_label, smallest_need = work.local.options[0]
+    return Summary(
+        need_bytes=work.need,
+        smallest_need_bytes=smallest_need,
+        smallest_label=smallest_label,
+        cheapest=work.gpus.ranking.cheapest,
+        fits_one_gpu=largest is not None and work.need <= usable_bytes(largest.memory_bytes),
+        largest_gpu_name=largest.short_name if largest else "",
+        smallest_gpu_name=smallest_gpu.short_name if smallest_gpu else "",
+    )
+
+
+def _matrix(work: PageWork) -> tuple[tuple[str, tuple[MatrixCell, ...]], ...]:
+    return tuple(
+        (precision, tuple(MatrixCell(mode, precision, work.needs.get((mode, precision))) for mode in MODES))
+        for precision in MATRIX_PRECISIONS
+    )
+
+
+def _precision_cards(work: PageWork) -> tuple[PrecisionCard, ...]:
+    needs = work.needs
+    return tuple(
+        PrecisionCard(p, precision_label(p), needs[(Mode.INFERENCE, p)], work.cheapest(needs[(Mode.INFERENCE, p)]))
+        for p in MATRIX_PRECISIONS
+    )
+
+
+MODE_CARDS: tuple[tuple[Mode, str], ...] = (
+    (Mode.INFERENCE, "fp16"),
+    (Mode.LORA, "fp16"),
+    (Mode.QLORA, "int4"),
+    (Mode.FULL, "fp16"),
+)
+
+
+def _mode_cards(work: PageWork) -> tuple[ModeCard, ...]:
+    inference_fp16 = work.needs[(Mode.INFERENCE, "fp16")]
+    return tuple(
+        ModeCard(mode, precision, need, need / inference_fp16, work.cheapest(need))
+        for mode, precision in MODE_CARDS
+        for need in (work.needs[(mode, precision)],)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One section of the page: the field of ``ModelPage`` it fills, its builder, and the partial in
+    ``templates/calculator/`` that renders it (``""``: the page renders it elsewhere)."""
+
+    name: str
+    build: Callable[[PageWork], object]
+    partial: str = ""
+
+
+# The sections in page order. A new one: its builder, its partial, one line here (and its field in ModelPage);
+# tests/calculator/test_page_sections.py fails until the JSON and Markdown twins say it too.
+SECTIONS: tuple[Section, ...] = (
+    Section("summary", _summary),
+    Section("rows", _rows, "_breakdown.html"),
+    Section("gpus", lambda w: w.gpus, "_gpus.html"),
+    Section(
+        "commands",
+        lambda w: commands_section(w.inputs, w.setting, w.gpus.ranking.cheapest),
+        "_commands.html",
+    ),
+    Section("matrix", _matrix, "_matrix.html"),
+    Section("precision_cards", _precision_cards),
+    Section("mode_cards", _mode_cards),
+    Section("builds", lambda w: build_rows(w.estimates, w.state, w.builds, w.inputs.gpus), "_builds.html"),
+    Section(
+        "context",
+        lambda w: context_section(w.estimates, w.state, w.setting, w.spec, w.inputs.gpus),
+        "_context.html",
+    ),
+    Section("inverse", lambda w: inverse_section(w.estimates, w.state, w.spec, w.inputs.gpus), "_inverse.html"),
+    Section("local", lambda w: w.local, "_local.html"),
+    Section("rig", lambda w: rig_section(w.inputs), "_rig.html"),
+    Section("api", lambda w: hosted_section(w.inputs, w.gpus, w.spec, w.workload), "_api.html"),
+    Section("faq", lambda w: faq_section(w.needs, w.local), "_faq.html"),
+)
+# the rendered partials, in page order (the results fragment includes each)
+PARTIALS: tuple[str, ...] = tuple(f"calculator/{s.partial}" for s in SECTIONS if s.partial)
+
+
+def model_page(inputs: PageInputs) -> ModelPage:
+    """Every section of the model page for one calculator state."""
+    work = PageWork(inputs)
+    sections: dict[str, Any] = {section.name: section.build(work) for section in SECTIONS}
+    return ModelPage(
+        cache_layout=_cache_layout(inputs.spec), setting=work.setting, breakdown=work.breakdown, **sections
+    )
+
+
+# every field of ModelPage but the setting it computed for is a section
+assert [f.name for f in fields(ModelPage)][3:] == [s.name for s in SECTIONS], "ModelPage and SECTIONS disagree"

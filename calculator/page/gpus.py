@@ -1,0 +1,110 @@
+"""The ranking of GPUs and providers for a need, each row with the engine's split of the instance and its speed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from calculator.estimation import GpuCount, RankedOffer, Ranking, Workload, rank, several_node_gpus, speed, usable_bytes
+from calculator.estimation.fit import ParallelPlan, plan_on_instance
+from models_catalog.architecture import ModelSpec
+from pricing.gpus import GpuSpec
+from pricing.offers import OfferRecord
+
+INVERSE_GPU_SEGMENTS = ("datacenter", "workstation", "consumer")
+
+
+@dataclass(frozen=True, slots=True)
+class OfferRow:
+    ranked: RankedOffer
+    plan: ParallelPlan  # how vLLM/SGLang run the model on the priced instance (fit.plan_on_instance)
+    tokens_per_s_low: float | None  # per request, estimated
+    tokens_per_s_high: float | None
+
+    @property
+    def tensor_parallel(self) -> int:
+        return self.plan.tensor_parallel
+
+    @property
+    def pipeline_stages(self) -> int:
+        return self.plan.pipeline_stages
+
+
+def instance_plan(row: RankedOffer, spec: ModelSpec) -> ParallelPlan:
+    """The engine's split of ``spec`` over the GPUs of the instance ``row`` prices."""
+    return plan_on_instance(row.instance_gpus, row.gpus_needed, spec.num_attention_heads, spec.num_kv_heads)
+
+
+@dataclass(frozen=True, slots=True)
+class Gpus:
+    need_bytes: int
+    by_gpu: tuple[OfferRow, ...]
+    by_provider: tuple[OfferRow, ...]
+    ranking: Ranking
+    several_nodes: tuple[GpuCount, ...]  # every catalog GPU type (offered or not) that needs more than 8
+    newest_capture: date | None
+    any_stale: bool
+    any_low_confidence: bool
+
+
+def gpu_index(gpus: Sequence[GpuSpec]) -> dict[str, GpuSpec]:
+    return {g.slug: g for g in gpus}
+
+
+def _offer_rows(
+    rows: Sequence[RankedOffer], spec: ModelSpec, workload: Workload, gpus: dict[str, GpuSpec]
+) -> tuple[OfferRow, ...]:
+    speeds: dict[tuple[str, int], tuple[float | None, float | None]] = {}
+    built = []
+    for row in rows:
+        gpu = gpus.get(row.offer.gpu_slug)
+        plan = instance_plan(row, spec)
+        # a request passes the pipeline stages one after another, each reading its share of the layers at the
+        # tensor-parallel degree: per request, the speed of the whole model at that degree
+        key = (row.offer.gpu_slug, plan.tensor_parallel)
+        if key not in speeds:
+            speeds[key] = (None, None)
+            if gpu is not None and gpu.memory_bandwidth_gbps:
+                found = speed(spec, workload, gpu, plan.tensor_parallel)
+                speeds[key] = (found.per_request_tokens_per_s_low, found.per_request_tokens_per_s_high)
+        built.append(OfferRow(row, plan, *speeds[key]))
+    return tuple(built)
+
+
+def gpus_section(
+    need: int, spec: ModelSpec, workload: Workload, offers: Sequence[OfferRecord], gpus: Sequence[GpuSpec]
+) -> Gpus:
+    ranking = rank(need, offers, gpus)
+    index = gpu_index(gpus)
+    shown = [*ranking.by_gpu, *ranking.by_provider]
+    captures = [capture_day(r.offer.captured_at) for r in shown if r.offer.captured_at]
+    return Gpus(
+        need_bytes=need,
+        by_gpu=_offer_rows(ranking.by_gpu, spec, workload, index),
+        by_provider=_offer_rows(ranking.by_provider, spec, workload, index),
+        ranking=ranking,
+        several_nodes=several_node_gpus(need, [g for g in gpus if g.segment in INVERSE_GPU_SEGMENTS]),
+        newest_capture=max(captures) if captures else None,
+        any_stale=any(r.offer.stale for r in shown),
+        any_low_confidence=any(r.offer.confidence == "low" for r in shown),
+    )
+
+
+def capture_day(moment: date | datetime) -> date:
+    """The day of a capture time (offers carry a day or a moment)."""
+    return moment.date() if isinstance(moment, datetime) else moment
+
+
+def largest_datacenter_gpu(gpus: Sequence[GpuSpec]) -> GpuSpec | None:
+    rentable = [g for g in gpus if g.is_rentable_class]
+    return max(rentable, key=lambda g: g.memory_bytes) if rentable else None
+
+
+def smallest_single_gpu(need: int, gpus: Sequence[GpuSpec]) -> GpuSpec | None:
+    fitting = [
+        g
+        for g in gpus
+        if g.segment in ("datacenter", "workstation", "consumer") and need <= usable_bytes(g.memory_bytes)
+    ]
+    return min(fitting, key=lambda g: (g.memory_bytes, g.slug)) if fitting else None

@@ -1,0 +1,75 @@
+"""The inverse question: on this hardware, the longest context and the most requests at each precision."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from calculator.estimation import GIB, Mode, apple_fit, max_concurrency, max_context, usable_bytes
+from calculator.page.inputs import MAC_PREFIX, precision_label
+from calculator.state import CalculatorState
+from models_catalog.architecture import ModelSpec
+from pricing.gpus import GpuSpec
+
+from .gpus import gpu_index
+from .setting import PageEstimates
+
+INVERSE_PRECISIONS: tuple[str, ...] = ("fp16", "fp8", "int8", "int4")
+
+
+@dataclass(frozen=True, slots=True)
+class InverseRow:
+    precision: str
+    label: str
+    max_context: int
+    max_concurrency: int
+
+
+@dataclass(frozen=True, slots=True)
+class UnifiedMemory:
+    """A Mac as hardware for the inverse question: one machine whose GPU may use up to ``budget_bytes``."""
+
+    slug: str
+    name: str
+    memory_bytes: int
+    budget_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class Inverse:
+    label: str  # "H200 141GB" or "Mac with 128 GB"
+    is_mac: bool
+    budget_bytes: int  # what the fits were checked against: 90 % of each GPU, or a Mac's raised GPU limit
+    count: int
+    context: int
+    concurrency: int
+    rows: tuple[InverseRow, ...]
+
+
+def inverse_section(
+    estimates: PageEstimates, state: CalculatorState, spec: ModelSpec, gpus: Sequence[GpuSpec]
+) -> Inverse | None:
+    hardware: GpuSpec | UnifiedMemory | None = gpu_index(gpus).get(state.gpu)
+    count, budget, label, is_mac = state.gpus, None, "", False
+    if state.gpu.startswith(MAC_PREFIX) and state.gpu[len(MAC_PREFIX) :].isdigit():
+        gib = int(state.gpu[len(MAC_PREFIX) :])
+        budget = apple_fit(0, gib * GIB).max_raised_limit_bytes
+        hardware = UnifiedMemory(state.gpu, f"Mac {gib} GB", gib * GIB, budget)
+        count, label, is_mac = 1, str(gib), True
+    if hardware is None:
+        return None
+    if not is_mac:
+        label = hardware.short_name if isinstance(hardware, GpuSpec) else hardware.name
+        budget = usable_bytes(hardware.memory_bytes) * count
+    rows = []
+    for precision in INVERSE_PRECISIONS:
+        workload = estimates.workload(state, Mode.INFERENCE, precision)
+        rows.append(
+            InverseRow(
+                precision=precision,
+                label=precision_label(precision),
+                max_context=max_context(spec, workload, hardware, count, budget_bytes=budget),
+                max_concurrency=max_concurrency(spec, workload, hardware, count, budget_bytes=budget),
+            )
+        )
+    return Inverse(label, is_mac, budget or 0, count, state.context, state.concurrency, tuple(rows))

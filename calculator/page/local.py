@@ -1,0 +1,197 @@
+"""Running it yourself: the verdict for common local GPUs and every Mac size, and the reader's own machine."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from calculator.estimation import GIB, Mode, Workload, apple_fit, usable_bytes
+from calculator.estimation.launch import LaunchConfig, launch_command
+from calculator.estimation.offload import offload_verdict
+from calculator.page.inputs import Build, PageInputs, precision_label
+from calculator.state import MAC_MEMORY_GIB, CalculatorState
+from models_catalog.architecture import ModelSpec
+from pricing.gpus import GpuSpec
+from web.kept import PROCESS, Kept
+
+from .gpus import gpu_index
+from .setting import MATRIX_PRECISIONS, PageEstimates
+
+LOCAL_GPUS: tuple[str, ...] = ("rtx-3090", "rtx-4090", "rtx-5090", "rtx-pro-6000-blackwell")
+RIG_FILE_TYPES: tuple[str, ...] = ("q8_0", "q4_k_m", "q2_k", "iq2_xxs")
+RIG_SEGMENTS = ("consumer", "workstation", "datacenter")
+
+
+@dataclass(frozen=True, slots=True)
+class LocalGpuVerdict:
+    gpu: GpuSpec
+    best: str | None  # label of the widest precision or build that fits one card
+    best_need_bytes: int | None
+    smallest_need_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class MacVerdict:
+    ram_gib: int
+    verdict: str  # "fits" | "raise" | "no"
+    best: str | None
+    best_need_bytes: int | None
+    wired_limit_mb: int | None
+    default_limit_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class Local:
+    gpus: tuple[LocalGpuVerdict, ...]
+    macs: tuple[MacVerdict, ...]
+    options: tuple[tuple[str, int], ...]  # (label, need) from smallest to largest, what the verdicts chose from
+
+
+def local_section(
+    estimates: PageEstimates, state: CalculatorState, builds: Sequence[Build], gpus: Sequence[GpuSpec]
+) -> Local:
+    options: list[tuple[str, int]] = []
+    for precision in MATRIX_PRECISIONS:
+        _, need = estimates.need(estimates.workload(state, Mode.INFERENCE, precision))
+        options.append((precision_label(precision), need))
+    for build in builds:
+        if build.file_size_bytes:
+            _, need = estimates.need(estimates.workload(state, Mode.INFERENCE, build.key))
+            options.append((build.label, need))
+    options.sort(key=lambda o: o[1])
+    smallest = options[0][1]
+    index = gpu_index(gpus)
+    gpu_verdicts = []
+    for slug in LOCAL_GPUS:
+        gpu = index.get(slug)
+        if gpu is None:
+            continue
+        fitting = [o for o in options if o[1] <= usable_bytes(gpu.memory_bytes)]
+        best = fitting[-1] if fitting else None
+        gpu_verdicts.append(LocalGpuVerdict(gpu, best[0] if best else None, best[1] if best else None, smallest))
+    macs = []
+    for gib in MAC_MEMORY_GIB:
+        ram = gib * GIB
+        limits = apple_fit(0, ram)  # the machine's default and most-raised GPU limits
+        default = [o for o in options if o[1] <= limits.default_limit_bytes]
+        raised = [o for o in options if o[1] <= limits.max_raised_limit_bytes]
+        if default:
+            label, need = default[-1]
+            macs.append(MacVerdict(gib, "fits", label, need, None, limits.default_limit_bytes))
+        elif raised:
+            label, need = raised[-1]
+            fitted = apple_fit(need, ram)
+            macs.append(MacVerdict(gib, "raise", label, need, fitted.wired_limit_mb, limits.default_limit_bytes))
+        else:
+            macs.append(MacVerdict(gib, "no", None, None, None, limits.default_limit_bytes))
+    return Local(tuple(gpu_verdicts), tuple(macs), tuple(options))
+
+
+@dataclass(frozen=True, slots=True)
+class RigRow:
+    """One GGUF file type on the reader's machine: where llama.cpp puts it, and how fast it generates."""
+
+    file_type: str  # "Q4_K_M"
+    fits: bool
+    placement: str  # "gpu" | "experts_cpu" | "n_cpu_moe" | "layers" | "none"
+    gpu_layers: int
+    cpu_moe_layers: int
+    gpu_bytes: int
+    host_bytes: int
+    tokens_per_s: float | None
+    limit: str  # what bounds the speed: "gpu_bandwidth" | "ram_bandwidth" | "overhead" | "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class Rig:
+    gpu: GpuSpec
+    gpus: int
+    ram_gib: int
+    rows: tuple[RigRow, ...]  # widest file type first
+    best: RigRow | None
+    command: str  # llama-server for the best row, "" when nothing fits
+
+
+# One file type on one machine: pure, from immutable inputs, so kept across requests (a split search tries up to
+# two candidates per layer).
+RIG_ROWS: Kept[RigRow] = Kept("rig-row", where=PROCESS, max_entries=4096)
+
+
+def _rig_row(
+    spec: ModelSpec,
+    file_type: str,
+    context: int,
+    concurrency: int,
+    memory_gb: float,
+    bandwidth_gbps: float | None,
+    ram_gib: int,
+    gpus: int,
+) -> RigRow:
+    key = (spec, file_type, context, concurrency, memory_gb, bandwidth_gbps, ram_gib, gpus)
+    return RIG_ROWS.get(lambda: _placed(*key), *key)
+
+
+def _placed(
+    spec: ModelSpec,
+    file_type: str,
+    context: int,
+    concurrency: int,
+    memory_gb: float,
+    bandwidth_gbps: float | None,
+    ram_gib: int,
+    gpus: int,
+) -> RigRow:
+    workload = Workload(precision=file_type, context=context, concurrency=concurrency, engine="llama.cpp")
+    verdict = offload_verdict(
+        spec, workload, gpu_memory_gb=memory_gb, gpu_bandwidth_gbps=bandwidth_gbps, ram_bytes=ram_gib * GIB, gpus=gpus
+    )
+    split = verdict.split
+    return RigRow(
+        file_type=split.ftype,
+        fits=verdict.fits,
+        placement=split.placement.value,
+        gpu_layers=split.gpu_layers,
+        cpu_moe_layers=split.cpu_moe_layers,
+        gpu_bytes=split.gpu_bytes,
+        host_bytes=split.host_bytes,
+        tokens_per_s=verdict.speed.tokens_per_s if verdict.fits else None,
+        limit=verdict.speed.limit,
+    )
+
+
+def rig_section(inputs: PageInputs) -> Rig | None:
+    """The reader's machine from the state (``rig``, ``rig_gpus``, ``ram``): each file type's split and speed."""
+    state, spec, hub_id = inputs.state, inputs.spec, inputs.hub_id
+    gpu = next((g for g in inputs.gpus if g.slug == state.rig and g.segment in RIG_SEGMENTS), None)
+    if gpu is None:
+        return None
+    rows = [
+        _rig_row(
+            spec,
+            key,
+            state.context,
+            state.concurrency,
+            gpu.memory_gb,
+            gpu.memory_bandwidth_gbps,
+            state.ram,
+            state.rig_gpus,
+        )
+        for key in RIG_FILE_TYPES
+    ]
+    best = next((r for r in rows if r.fits), None)
+    command = ""
+    if best is not None:
+        name = hub_id.split("/", 1)[-1]
+        command = launch_command(
+            LaunchConfig(
+                engine="llama.cpp",
+                model=f"{name}-{best.file_type}.gguf",
+                context=state.context,
+                concurrency=state.concurrency,
+                kv_dtype=state.kv if state.kv in ("q8_0", "q4_0") else "fp16",
+                offload=best.placement,
+                gpu_layers=best.gpu_layers,
+                cpu_moe_layers=best.cpu_moe_layers,
+            )
+        ).script
+    return Rig(gpu, state.rig_gpus, state.ram, tuple(rows), best, command)

@@ -1,0 +1,103 @@
+"""How much the model needs: the breakdown, the headline, the precision-by-mode matrix, the cards and the builds."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from calculator.estimation import GIB, Mode, RankedOffer, Term, apple_fit, fit
+from calculator.estimation.builds import build_runtimes
+from calculator.page.inputs import Build
+from calculator.state import MAC_MEMORY_GIB, CalculatorState
+from pricing.gpus import GpuSpec
+
+from .gpus import gpu_index, smallest_single_gpu
+from .setting import PageEstimates
+
+
+@dataclass(frozen=True, slots=True)
+class BreakdownRow:
+    term: Term
+    share: float  # of the GPU total, 0..1, for the stacked bar (0 for terms kept in host RAM)
+    offset: float  # where its segment starts in the bar, 0..1
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    need_bytes: int
+    smallest_need_bytes: int
+    smallest_label: str
+    cheapest: RankedOffer | None
+    fits_one_gpu: bool
+    largest_gpu_name: str
+    smallest_gpu_name: str  # the smallest single GPU that holds the need, when one does
+
+
+@dataclass(frozen=True, slots=True)
+class MatrixCell:
+    mode: Mode
+    precision: str
+    need_bytes: int | None  # None: the combination does not apply
+
+
+@dataclass(frozen=True, slots=True)
+class PrecisionCard:
+    precision: str
+    label: str
+    need_bytes: int
+    cheapest: RankedOffer | None
+
+
+@dataclass(frozen=True, slots=True)
+class ModeCard:
+    mode: Mode
+    precision: str
+    need_bytes: int
+    ratio: float  # to inference at FP16
+    cheapest: RankedOffer | None
+
+
+@dataclass(frozen=True, slots=True)
+class BuildRow:
+    build: Build
+    weights_bytes: int | None
+    need_bytes: int | None  # weights as measured + KV cache + runtime overhead at the current context
+    runtimes: tuple[str, ...]
+    smallest_mac_gib: int | None
+    one_gpu: str | None  # the smallest single GPU it fits on
+    gpu_count: tuple[int, str] | None  # else: how many of the largest common GPU
+
+
+def _smallest_mac(need: int) -> int | None:
+    for gib in MAC_MEMORY_GIB:
+        if apple_fit(need, gib * GIB).fits_after_raise:
+            return gib
+    return None
+
+
+def build_rows(
+    estimates: PageEstimates, state: CalculatorState, builds: Sequence[Build], gpus: Sequence[GpuSpec]
+) -> tuple[BuildRow, ...]:
+    index = gpu_index(gpus)
+    h100 = index.get("h100-sxm")
+    rows = []
+    for build in builds:
+        need = None
+        if build.file_size_bytes:
+            _, need = estimates.need(estimates.workload(state, Mode.INFERENCE, build.key))
+        one = smallest_single_gpu(need, gpus) if need else None
+        count = None
+        if need and one is None and h100 is not None:
+            count = (fit(need, h100).count, h100.short_name)
+        rows.append(
+            BuildRow(
+                build=build,
+                weights_bytes=build.file_size_bytes,
+                need_bytes=need,
+                runtimes=build_runtimes(build.format),
+                smallest_mac_gib=_smallest_mac(need) if need else None,
+                one_gpu=one.short_name if one else None,
+                gpu_count=count,
+            )
+        )
+    return tuple(rows)

@@ -1,0 +1,96 @@
+"""What the model page's URLs render (the page, its HTMX fragment, its Markdown twin, its FAQ, its share card),
+from one call: ``model_page_view(request, model)``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from datetime import UTC, datetime
+from typing import Any
+
+from django.http import HttpRequest, QueryDict
+from django.template.loader import render_to_string
+from markupsafe import Markup
+
+from calculator.hardware import Hardware, popular_hardware
+from calculator.page.basis import PageBasis, kept_section, page_basis
+from calculator.page.compose import PARTIALS, ModelPage, model_page
+from calculator.state import PRESET_CONTEXTS, CalculatorState, Ignored, PageChoices, parse_state, state_query
+from models_catalog.architecture import SpecNote
+from models_catalog.models import Model
+from models_catalog.selectors import ModelFacts, SimilarModel
+from web.rig import RIG_FIELDS, remembered_rig
+
+# The page's sections that no query string changes: rendered once per kept basis (calculator/page/basis.py).
+BASIS_SECTIONS = (("facts_html", "calculator/_model_facts.html"), ("similar_html", "calculator/_similar.html"))
+
+
+@dataclass(frozen=True, slots=True)
+class ModelPageView:
+    """Everything the model page's templates read, for one model and one request."""
+
+    model: Model
+    facts: ModelFacts
+    base_url: str
+    similar: tuple[SimilarModel, ...]
+    page: ModelPage | None  # None when the model cannot be sized (``unsizable`` says why)
+    unsizable: str = ""
+    state: CalculatorState | None = None
+    choices: PageChoices | None = None
+    ignored: tuple[Ignored, ...] = ()
+    permalink: str = ""
+    notes: tuple[SpecNote, ...] = ()
+    context_presets: tuple[int, ...] = ()
+    remembered_rig: bool = False
+    popular_hardware: tuple[Hardware, ...] = ()
+    partials: tuple[str, ...] = PARTIALS
+
+    def template_context(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def model_page_view(request: HttpRequest, model: Model) -> ModelPageView:
+    """The model's page for the state the request's query string (and remembered machine) names."""
+    basis = page_basis(model, datetime.now(UTC).date())
+    facts, sources, base_url = basis.facts, basis.sources, model.get_absolute_url()
+    if sources is None:
+        return ModelPageView(model, facts, base_url, basis.similar, None, unsizable=basis.unsizable)
+    choices = sources.choices
+    parsed = parse_state(with_remembered_rig(request), choices)
+    query = state_query(parsed.state, choices)
+    return ModelPageView(
+        model,
+        facts,
+        base_url,
+        basis.similar,
+        model_page(sources.inputs(parsed.state)),
+        state=parsed.state,
+        choices=choices,
+        ignored=tuple(parsed.ignored),
+        permalink=base_url + (f"?{query}" if query else ""),
+        notes=tuple(sources.spec.notes),
+        context_presets=tuple(c for c in PRESET_CONTEXTS if not choices.max_context or c <= choices.max_context),
+        remembered_rig=remembered_rig(request) is not None,
+        popular_hardware=tuple(popular_hardware(sources.gpus)),
+    )
+
+
+def basis_sections(request: HttpRequest, view: ModelPageView) -> dict[str, Markup]:
+    """The sections rendered from the basis alone, as kept HTML (the whole page includes them; a fragment never)."""
+    today = datetime.now(UTC).date()
+    basis: PageBasis = page_basis(view.model, today)
+    context = {"facts": basis.facts, "model": basis.facts.model, "notes": view.notes, "similar": basis.similar}
+
+    def rendered(template: str) -> Markup:
+        return Markup(kept_section(view.model, today, template, lambda: render_to_string(template, context, request)))
+
+    return {name: rendered(template) for name, template in BASIS_SECTIONS}
+
+
+def with_remembered_rig(request: HttpRequest) -> QueryDict:
+    """The query string, with the reader's remembered machine (a cookie: "rtx-4090,1,64") where the query names
+    none; a permalink that carries the machine wins over the cookie."""
+    remembered = remembered_rig(request)
+    query = request.GET.copy()
+    if remembered is not None and not any(name in query for name in RIG_FIELDS):
+        query["rig"], query["rig_gpus"], query["ram"] = remembered.gpu, str(remembered.gpus), str(remembered.ram_gib)
+    return query
