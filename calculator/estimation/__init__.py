@@ -27,7 +27,7 @@ from .fit import (
     tensor_parallel_size,
     usable_bytes,
 )
-from .frameworks import DEFAULT_FRAMEWORK, FRAMEWORKS, FrameworkProfile, get_framework
+from .frameworks import FRAMEWORKS, FrameworkProfile, get_framework
 from .inverse import max_concurrency, max_context
 from .memory import estimate
 from .precision import PAGE_PRECISIONS, PRECISIONS, Precision, get_precision
@@ -37,7 +37,6 @@ from .workload import (
     FRAMEWORKS_KEYS,
     GB,
     GIB,
-    LORA_TARGETS,
     MODES,
     OPTIMIZERS,
     Breakdown,
@@ -113,10 +112,8 @@ from .offload import (
 from .ranking import GpuCount, RankedOffer, Ranking, rank, several_node_gpus
 
 __all__ += [
-    "DEFAULT_FRAMEWORK",
     "FRAMEWORKS",
     "FRAMEWORKS_KEYS",
-    "LORA_TARGETS",
     "Framework",
     "FrameworkProfile",
     "LoraTargets",

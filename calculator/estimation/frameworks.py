@@ -15,9 +15,6 @@ from models_catalog.architecture import AttentionKind, ModelSpec
 
 from .workload import Framework, LoraTargets, Optimizer
 
-DEFAULT_FRAMEWORK = Framework.TRANSFORMERS
-
-
 _TARGET_PARTS: Mapping[LoraTargets, frozenset[str]] = {
     LoraTargets.QV: frozenset({"q", "v"}),
     LoraTargets.QVO_MLP: frozenset({"q", "v", "o", "mlp"}),

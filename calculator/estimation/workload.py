@@ -48,7 +48,6 @@ class LoraTargets(StrEnum):
 MODES: tuple[str, ...] = tuple(m.value for m in Mode)
 OPTIMIZERS: tuple[str, ...] = tuple(o.value for o in Optimizer)
 FRAMEWORKS_KEYS: tuple[str, ...] = tuple(f.value for f in Framework)
-LORA_TARGETS: tuple[str, ...] = tuple(t.value for t in LoraTargets)
 
 
 @dataclass(frozen=True, slots=True)
