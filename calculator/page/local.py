@@ -117,31 +117,16 @@ class Rig:
 RIG_ROWS: Kept[RigRow] = Kept("rig-row", where=PROCESS, max_entries=4096)
 
 
-def _rig_row(
-    spec: ModelSpec,
-    file_type: str,
-    context: int,
-    concurrency: int,
-    memory_gb: float,
-    bandwidth_gbps: float | None,
-    ram_gib: int,
-    gpus: int,
-) -> RigRow:
-    key = (spec, file_type, context, concurrency, memory_gb, bandwidth_gbps, ram_gib, gpus)
-    return RIG_ROWS.get(lambda: _placed(*key), *key)
+def _rig_row(spec: ModelSpec, file_type: str, state: CalculatorState, gpu: GpuSpec) -> RigRow:
+    """One file type on the reader's machine, kept per everything it reads."""
+    workload = Workload(precision=file_type, context=state.context, concurrency=state.concurrency, engine="llama.cpp")
+    machine = (gpu.memory_gb, gpu.memory_bandwidth_gbps, state.ram, state.rig_gpus)
+    return RIG_ROWS.get(lambda: _placed(spec, workload, *machine), spec, workload, machine)
 
 
 def _placed(
-    spec: ModelSpec,
-    file_type: str,
-    context: int,
-    concurrency: int,
-    memory_gb: float,
-    bandwidth_gbps: float | None,
-    ram_gib: int,
-    gpus: int,
+    spec: ModelSpec, workload: Workload, memory_gb: float, bandwidth_gbps: float | None, ram_gib: int, gpus: int
 ) -> RigRow:
-    workload = Workload(precision=file_type, context=context, concurrency=concurrency, engine="llama.cpp")
     verdict = offload_verdict(
         spec, workload, gpu_memory_gb=memory_gb, gpu_bandwidth_gbps=bandwidth_gbps, ram_bytes=ram_gib * GIB, gpus=gpus
     )
@@ -165,19 +150,7 @@ def rig_section(inputs: PageInputs) -> Rig | None:
     gpu = next((g for g in inputs.gpus if g.slug == state.rig and g.segment in RIG_SEGMENTS), None)
     if gpu is None:
         return None
-    rows = [
-        _rig_row(
-            spec,
-            key,
-            state.context,
-            state.concurrency,
-            gpu.memory_gb,
-            gpu.memory_bandwidth_gbps,
-            state.ram,
-            state.rig_gpus,
-        )
-        for key in RIG_FILE_TYPES
-    ]
+    rows = [_rig_row(spec, file_type, state, gpu) for file_type in RIG_FILE_TYPES]
     best = next((r for r in rows if r.fits), None)
     command = ""
     if best is not None:
