@@ -35,7 +35,8 @@ from calculator.estimation import (
     speed,
 )
 from calculator.estimation.applicability import choose_mode
-from calculator.management.commands.estimate import Command, precision_used
+from calculator.management.commands.estimate import Command
+from calculator.management.estimate_output import precision_used
 from calculator.management.options import load_spec
 from calculator.state import parse_tokens
 from pricing.gpus import gpu_by_slug, load_gpus

@@ -1,0 +1,384 @@
+"""What ``manage.py estimate`` answers, before it is worded: the hardware rows and the questions asked of them.
+
+``estimate_report(options)`` checks the options the command does not parse itself, runs the core once and asks
+each named GPU or machine the inverse fits, speed, cost, engine capacity, offload split and launch command. The
+answers are plain dicts and the core's own results; ``estimate_output`` words them as text or JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+from calculator.estimation import (
+    GIB,
+    ApiPrice,
+    Breakdown,
+    EngineSettings,
+    TrafficMix,
+    apple_fit,
+    break_even,
+    cost_per_hour,
+    cost_per_million_tokens,
+    cost_per_month,
+    cuda_visible_bytes,
+    engine_capacity,
+    estimate,
+    gpus_needed,
+    max_concurrency,
+    max_context,
+    nodes_needed,
+    speed,
+    tensor_parallel_size,
+    usable_bytes,
+)
+from calculator.estimation.launch import LaunchConfig, launch_command
+from calculator.estimation.offload import OffloadVerdict, best_quant_verdict, offload_verdict
+from calculator.management.options import (
+    MAX_GPUS,
+    MAX_MAC_GB,
+    Hardware,
+    Machine,
+    Request,
+    as_hardware,
+    find_hardware,
+    mac,
+    parse_decimal,
+    parse_fraction,
+    parse_int,
+    parse_tokens_argument,
+    read_request,
+    usage_error,
+)
+from models_catalog.architecture import ModelSpec
+from pricing.gpus import GpuSpec, load_gpus
+
+# Engines that split one replica over GPUs by tensor parallelism, so the GPU count must divide the heads.
+TENSOR_PARALLEL_ENGINES = frozenset({"vllm", "sglang", "tensorrt-llm"})
+# Engines whose start-up KV-cache size the core reproduces (calculator/estimation/capacity.py).
+CAPACITY_ENGINES = frozenset({"vllm", "sglang"})
+MAX_PRICE_PER_GPU_HOUR = Decimal(1000)
+MAX_TENSOR_PARALLEL = 64
+MAX_API_PRICE = Decimal(10_000)
+
+
+def default_hardware() -> list[Hardware]:
+    """One GPU per family (interchangeable GPUs fit alike), then each unified-memory machine once."""
+    listed: list[Hardware] = []
+    seen: set[str] = set()
+    for gpu in load_gpus():
+        family = gpu.family or gpu.slug
+        if family not in seen:
+            seen.add(family)
+            listed.append(as_hardware(gpu))
+    return listed
+
+
+def _tensor_parallel(count: int, spec: ModelSpec) -> int | None:
+    return tensor_parallel_size(count, spec.num_attention_heads, spec.num_kv_heads)
+
+
+def gpu_row(total_bytes: int, gpu: GpuSpec, spec: ModelSpec) -> dict[str, Any]:
+    count = gpus_needed(total_bytes, gpu.memory_bytes)
+    return {
+        "slug": gpu.slug,
+        "name": gpu.short_name or gpu.name,
+        "memory_bytes": gpu.memory_bytes,
+        "count": count,
+        "nodes": nodes_needed(count),
+        # the GPUs a tensor-parallel engine would run: the next count that divides the attention heads
+        "tensor_parallel": _tensor_parallel(count, spec),
+    }
+
+
+def machine_row(total_bytes: int, machine: Machine) -> dict[str, Any]:
+    """One machine: fits its GPU limit, fits after raising it (Macs: the sysctl value), or does not fit."""
+    row: dict[str, Any] = {"slug": machine.slug, "name": machine.name, "memory_bytes": machine.memory_bytes}
+    if machine.apple:
+        found = apple_fit(total_bytes, machine.memory_bytes)
+        verdict = "fits" if found.fits_default else "raise" if found.fits_after_raise else "no"
+        return {
+            **row,
+            "verdict": verdict,
+            "gpu_limit_bytes": found.default_limit_bytes,
+            "max_gpu_limit_bytes": found.max_raised_limit_bytes,
+            "wired_limit_mb": found.wired_limit_mb,
+            "command": found.command,
+        }
+    usable = usable_bytes(machine.memory_bytes)
+    verdict = "fits" if total_bytes <= usable else "no"
+    return {
+        **row,
+        "verdict": verdict,
+        "gpu_limit_bytes": usable,
+        "max_gpu_limit_bytes": usable,
+        "wired_limit_mb": None,
+        "command": None,
+    }
+
+
+def machine_budget(machine: Machine) -> int:
+    """What the inverse questions may fill: a Mac's raised GPU limit, another box's memory at 90 %."""
+    if machine.apple:
+        return apple_fit(0, machine.memory_bytes).max_raised_limit_bytes
+    return usable_bytes(machine.memory_bytes)
+
+
+def speed_json(request: Request, hardware: Hardware, count: int) -> dict[str, Any]:
+    """Decode and prefill rates (core ``speed``); the first token after a prompt of the whole context."""
+    found = speed(request.spec, request.workload, hardware, count)
+    prefill = found.prefill_tokens_per_s
+    return {
+        "gpus": count,
+        "decode_per_request": {"low": found.per_request_tokens_per_s_low, "high": found.per_request_tokens_per_s_high},
+        "decode_total": {"low": found.decode_tokens_per_s_low, "high": found.decode_tokens_per_s_high},
+        "prefill": prefill,
+        "ttft_s": request.workload.context / prefill if prefill else None,
+        "bound": found.bound,
+        "bytes_read_per_step": found.bytes_read_per_step,
+    }
+
+
+def capacity_json(request: Request, gpu: GpuSpec, row: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+    """What vLLM / SGLang report at start-up on ``gpu``: KV-cache tokens and maximum concurrency."""
+    workload = request.workload
+    tp = options["tp"] or row["tensor_parallel"] or 1
+    settings = EngineSettings(
+        engine=workload.engine,
+        tensor_parallel=tp,
+        gpu_memory_utilization=options["gpu_memory_utilization"],
+        max_model_len=options["max_model_len"] or workload.context,
+        max_num_seqs=options["max_num_seqs"],
+        precision=workload.precision,
+        kv_dtype=workload.kv_dtype,
+    )
+    found = engine_capacity(request.spec, cuda_visible_bytes(gpu.memory_gb), settings)
+    return {
+        "gpu": gpu.slug,
+        "engine": found.engine,
+        "tensor_parallel": tp,
+        "max_model_len": settings.max_model_len,
+        "kv_cache_tokens": found.kv_cache_tokens,
+        "max_concurrency": found.max_concurrency,
+        "fits": found.fits,
+    }
+
+
+def parse_api_price(text: str) -> ApiPrice:
+    """``input,output`` or ``input,output,cached input``: USD per million tokens."""
+    parts = [p for p in text.replace(";", ",").split(",") if p.strip()]
+    if len(parts) not in (2, 3):
+        raise usage_error("--api-price", f"expected INPUT,OUTPUT[,CACHED] in USD per million tokens, got {text!r}")
+    prices = [float(parse_decimal("--api-price", p, MAX_API_PRICE, allow_zero=True)) for p in parts]
+    return ApiPrice(prices[0], prices[1], prices[2] if len(prices) == 3 else None)
+
+
+def cost_json(options: dict[str, Any], price: Decimal, billed_gpus: int, tokens_per_s: float | None) -> dict[str, Any]:
+    """Self-hosting at a given price per GPU-hour: per hour and month, per million tokens, against an API."""
+    per_hour = cost_per_hour(float(price), billed_gpus)
+    per_month = cost_per_month(per_hour)
+    result: dict[str, Any] = {
+        "price_per_gpu_hour_usd": float(price),
+        "billed_gpus": billed_gpus,
+        "per_hour_usd": per_hour,
+        "per_month_usd": per_month,
+        # the conservative end of the decode range, as the model page uses it
+        "tokens_per_s": tokens_per_s,
+        "per_million_tokens_usd": cost_per_million_tokens(per_hour, tokens_per_s),
+        "break_even": None,
+    }
+    if options["api_price"]:
+        api = parse_api_price(options["api_price"])
+        ratio = float(parse_decimal("--input-ratio", options["input_ratio"], Decimal(1000), allow_zero=True))
+        cached = parse_int("--cached-share", options["cached_share"], 100, lower=0)
+        mix = TrafficMix(input_tokens_per_output_token=ratio, cached_input_share=cached / 100)
+        found = break_even(per_month, api, mix, date.today(), tokens_per_s)
+        result["break_even"] = {
+            "api_input_per_million_usd": api.input_per_million_usd,
+            "api_output_per_million_usd": api.output_per_million_usd,
+            "input_tokens_per_output_token": ratio,
+            "cached_input_share": cached / 100,
+            "api_per_million_output_usd": found.api_per_million_output_usd,
+            "break_even_output_tokens_per_month": found.break_even_output_tokens_per_month,
+            "self_host_capacity_tokens_per_month": found.self_host_capacity_tokens_per_month,
+            "self_host_can_reach_break_even": found.self_host_can_reach_break_even,
+        }
+    return result
+
+
+def parse_memory(argument: str, text: str) -> int:
+    """``128GiB``, ``64GB`` or a bare number of GiB, in bytes."""
+    cleaned = text.strip().lower().replace(" ", "")
+    unit = GIB
+    for suffix, size in (("gib", GIB), ("gb", 10**9), ("g", GIB)):
+        if cleaned.endswith(suffix):
+            cleaned, unit = cleaned[: -len(suffix)], size
+            break
+    value = parse_decimal(argument, cleaned, Decimal(1 << 20))
+    return int(value * unit)
+
+
+@dataclass(frozen=True)
+class EstimateReport:
+    """One run's answers: the breakdown, a row per hardware and what the first GPU named was asked."""
+
+    request: Request
+    breakdown: Breakdown
+    # one per --gpu/--mac in the order named, or one per GPU family and machine when none is named
+    rows: list[dict[str, Any]]
+    hardware_named: bool
+    capacity: dict[str, Any] | None
+    offload: OffloadVerdict | None
+    launch: dict[str, Any] | None
+
+
+def estimate_report(options: dict[str, Any]) -> EstimateReport:
+    """The command's options checked, the core asked; a bad value raises the one-line usage error."""
+    hardware = [find_hardware(text) for text in options["gpu"]]
+    hardware += [mac(parse_int("--mac", text, MAX_MAC_GB, lower=8)) for text in options["mac"]]
+    count = parse_int("--gpus", options["gpus"], MAX_GPUS) if options["gpus"] is not None else None
+    price = None
+    if options["price_per_gpu_hour"] is not None:
+        price = parse_decimal("--price-per-gpu-hour", options["price_per_gpu_hour"], MAX_PRICE_PER_GPU_HOUR)
+    for flag in ("max_context", "max_concurrency", "speed"):
+        if options[flag] and not hardware:
+            raise usage_error(f"--{flag.replace('_', '-')}", "name the hardware with --gpu or --mac")
+    if price is not None and not hardware:
+        raise usage_error("--price-per-gpu-hour", "name the hardware with --gpu")
+    if options["api_price"] and price is None:
+        raise usage_error("--api-price", "the break-even needs --price-per-gpu-hour")
+    parse_engine_options(options)
+    request = read_request(options)
+    breakdown = estimate(request.spec, request.workload)
+    total = breakdown.total_bytes
+    rows = []
+    for index, item in enumerate(hardware or default_hardware()):
+        row = machine_row(total, item) if isinstance(item, Machine) else gpu_row(total, item, request.spec)
+        if hardware:
+            row.update(hardware_answers(request, item, row, count, options, price if index == 0 else None))
+        rows.append(row)
+    # the engine capacity of the first GPU named (rows follow the hardware list one to one)
+    capacity = None
+    for item, row in zip(hardware, rows, strict=False):
+        if isinstance(item, GpuSpec):
+            if request.workload.engine in CAPACITY_ENGINES:
+                capacity = row["engine_capacity"] = capacity_json(request, item, row, options)
+            break
+    offload = offload_answer(request, hardware, count, options)
+    launch = launch_answer(request, rows, offload, count, options)
+    return EstimateReport(request, breakdown, rows, bool(hardware), capacity, offload, launch)
+
+
+def offload_answer(
+    request: Request, hardware: list[Hardware], count: int | None, options: dict[str, Any]
+) -> OffloadVerdict | None:
+    """The llama.cpp split over the first GPU named and ``--ram`` (``--offload``), or None when not asked."""
+    if not options["offload"]:
+        return None
+    gpu = next((item for item in hardware if isinstance(item, GpuSpec)), None)
+    if gpu is None:
+        raise usage_error("--offload", "name the GPU with --gpu")
+    if not options["ram"]:
+        raise usage_error("--ram", "--offload needs the system RAM, e.g. --ram 128GiB")
+    ram = parse_memory("--ram", options["ram"])
+    bandwidth = None
+    if options["ram_bandwidth"] is not None:
+        bandwidth = float(parse_decimal("--ram-bandwidth", options["ram_bandwidth"], Decimal(10_000)))
+    kwargs: dict[str, Any] = {
+        "gpu_memory_gb": gpu.memory_gb,
+        "gpu_bandwidth_gbps": gpu.memory_bandwidth_gbps,
+        "ram_bytes": ram,
+        "gpus": count or 1,
+        "ram_bandwidth_gbps": bandwidth,
+        "experts_allowed": request.workload.engine != "ollama",
+    }
+    if options["offload"] == "auto-quant":
+        return best_quant_verdict(request.spec, request.workload, **kwargs)
+    return offload_verdict(request.spec, request.workload, **kwargs)
+
+
+def launch_answer(
+    request: Request,
+    rows: list[dict[str, Any]],
+    offload: OffloadVerdict | None,
+    count: int | None,
+    options: dict[str, Any],
+) -> dict[str, Any] | None:
+    """The command that starts ``--launch``'s engine with this workload (and the offload split), or None."""
+    engine = options["launch"]
+    if not engine:
+        return None
+    w = request.workload
+    tp = options["tp"] or count or next((r["tensor_parallel"] for r in rows if r.get("tensor_parallel")), 1)
+    model = request.model
+    split = offload.split if offload is not None else None
+    if engine in ("llama.cpp", "ollama"):
+        ftype = split.ftype if split else w.precision.upper().removeprefix("GGUF:")
+        model = f"{request.model.split('/')[-1]}-{ftype}.gguf" if engine == "llama.cpp" else model
+    rows_machine = [r for r in rows if r.get("wired_limit_mb")]
+    config = LaunchConfig(
+        engine=engine,
+        model=model,
+        context=options["max_model_len"] or w.context,
+        concurrency=w.concurrency,
+        precision=w.precision,
+        kv_dtype=w.kv_dtype,
+        tensor_parallel=tp if engine in ("vllm", "sglang") else 1,
+        gpu_memory_utilization=options["gpu_memory_utilization"],
+        max_num_seqs=options["max_num_seqs"],
+        offload=split.placement.value if split else "gpu",
+        gpu_layers=split.gpu_layers if split else None,
+        cpu_moe_layers=split.cpu_moe_layers if split else 0,
+        wired_limit_mb=rows_machine[0]["wired_limit_mb"] if rows_machine else None,
+    )
+    found = launch_command(config)
+    return {"engine": found.engine, "argv": list(found.argv), "command": found.command, "script": found.script}
+
+
+def parse_engine_options(options: dict[str, Any]) -> None:
+    """The engine's start-up flags, checked and replaced by their values in ``options``."""
+    if options["tp"] is not None:
+        options["tp"] = parse_int("--tp", options["tp"], MAX_TENSOR_PARALLEL)
+    if options["gpu_memory_utilization"] is not None:
+        options["gpu_memory_utilization"] = parse_fraction(
+            "--gpu-memory-utilization", options["gpu_memory_utilization"]
+        )
+    if options["max_model_len"] is not None:
+        options["max_model_len"] = parse_tokens_argument("--max-model-len", options["max_model_len"])
+    if options["max_num_seqs"] is not None:
+        options["max_num_seqs"] = parse_int("--max-num-seqs", options["max_num_seqs"], 1 << 20)
+
+
+def hardware_answers(
+    request: Request,
+    hardware: Hardware,
+    row: dict[str, Any],
+    count: int | None,
+    options: dict[str, Any],
+    price: Decimal | None,
+) -> dict[str, Any]:
+    """The questions asked of one named piece of hardware: inverse fits, speed, cost."""
+    extra: dict[str, Any] = {}
+    spec, workload = request.spec, request.workload
+    budget = machine_budget(hardware) if isinstance(hardware, Machine) else None
+    inverse_gpus = 1 if isinstance(hardware, Machine) else count or 1
+    if options["max_context"] or options["max_concurrency"]:
+        extra["inverse_gpus"] = inverse_gpus
+    if options["max_context"]:
+        extra["max_context"] = max_context(spec, workload, hardware, inverse_gpus, budget_bytes=budget)
+    if options["max_concurrency"]:
+        extra["max_concurrency"] = max_concurrency(spec, workload, hardware, inverse_gpus, budget_bytes=budget)
+    if options["speed"] or price is not None:
+        running = 1
+        if not isinstance(hardware, Machine):
+            needed = count or row["count"]
+            tensor_parallel = workload.engine in TENSOR_PARALLEL_ENGINES and count is None
+            running = (row["tensor_parallel"] or needed) if tensor_parallel else needed
+        found = speed_json(request, hardware, running)
+        if options["speed"]:
+            extra["speed"] = found
+        if price is not None:
+            extra["cost"] = cost_json(options, price, running, found["decode_total"]["low"])
+    return extra
