@@ -196,7 +196,7 @@ CATALOG_IMPORT_MAX_RETRIES = 3
 CATALOG_IMPORT_RETRY_BACKOFF_MAX_S = 120
 # An on-demand import still queued or running after every attempt could have run to its hard time limit has
 # stalled (its worker died, its message was lost): the reaper records it as failed, and posting the id queues it
-# again (models_catalog.services.import_requests_expire).
+# again (models_catalog.import_requests.import_requests_expire).
 CATALOG_IMPORT_TIME_LIMIT_S = (CATALOG_IMPORT_MAX_RETRIES + 1) * CELERY_TASK_TIME_LIMIT + (
     CATALOG_IMPORT_MAX_RETRIES * CATALOG_IMPORT_RETRY_BACKOFF_MAX_S
 )

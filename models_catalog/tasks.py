@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.conf import settings
 
-from models_catalog import hub, services
+from models_catalog import hub, import_requests
 
 
 @shared_task(
@@ -26,11 +26,13 @@ def model_import_task(self, hub_id: str) -> str:
     its failure recorded at once, so the reader gets the failure page instead of an error after the backoff.
     """
     if self.request.is_eager:
-        return services.import_request_run(hub_id, final_attempt=True, client=services.hub_client_in_request())
-    return services.import_request_run(hub_id, final_attempt=self.request.retries >= self.max_retries)
+        return import_requests.import_request_run(
+            hub_id, final_attempt=True, client=import_requests.hub_client_in_request()
+        )
+    return import_requests.import_request_run(hub_id, final_attempt=self.request.retries >= self.max_retries)
 
 
 @shared_task(name="models_catalog.expire_import_requests", ignore_result=True)
 def expire_import_requests() -> int:
     """Record on-demand imports stalled past their time limit as failed (beat, every five minutes)."""
-    return services.import_requests_expire()
+    return import_requests.import_requests_expire()

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from models_catalog import selectors, services
+from models_catalog import import_requests, selectors
 from models_catalog.client import client_address
 from models_catalog.forms import CatalogQueryForm, HubIdForm, SuggestQueryForm
 from models_catalog.hub_ids import HubId, InvalidHubId, parse_hub_id
@@ -152,10 +152,10 @@ def import_start(request: HttpRequest) -> HttpResponse:
     if existing is not None:
         return redirect(existing)
     try:
-        services.import_request_start(hub_id, client_key=client_address(request))
-    except services.ImportsThrottled as exc:
+        import_requests.import_request_start(hub_id, client_key=client_address(request))
+    except import_requests.ImportsThrottled as exc:
         return render(request, "models_catalog/throttled.html", {"hub_id": hub_id, "reason": str(exc)}, status=429)
-    except services.ImportsPaused:
+    except import_requests.ImportsPaused:
         response = render(request, "models_catalog/paused.html", {"hub_id": hub_id}, status=503)
         response["Retry-After"] = "120"
         response["Cache-Control"] = "no-store"

@@ -15,7 +15,7 @@ from django.test import Client
 from django.utils import timezone
 
 from config.celery import app
-from models_catalog import services
+from models_catalog import import_requests
 from models_catalog.hub_ids import parse_hub_id
 from models_catalog.models import ImportRequest, Model
 from models_catalog.tasks import model_import_task
@@ -68,7 +68,7 @@ def test_reaper_fails_only_imports_pending_past_their_time_limit():
     _aged("org/done-long-ago", "done", limit * 10)
     _aged("org/failed-long-ago", "failed", limit * 10)
 
-    assert services.import_requests_expire() == 2
+    assert import_requests.import_requests_expire() == 2
 
     by_state = {r.hub_id: (r.state, r.failure) for r in ImportRequest.objects.all()}
     assert by_state == {
@@ -81,7 +81,7 @@ def test_reaper_fails_only_imports_pending_past_their_time_limit():
     assert (
         ImportRequest.objects.get(hub_id="org/stuck-running").reason == "the import did not finish in time; try again"
     )
-    assert services.import_requests_expire() == 0
+    assert import_requests.import_requests_expire() == 0
 
 
 @pytest.mark.django_db
@@ -91,9 +91,9 @@ def test_late_message_for_an_expired_import_still_completes_it(hub_client, hub_m
     for name in QWEN_SET:
         mount(hub_mock, name)
     _aged(QWEN, "running", settings.CATALOG_IMPORT_TIME_LIMIT_S + 1)
-    assert services.import_requests_expire() == 1
+    assert import_requests.import_requests_expire() == 1
 
-    assert services.import_request_run(QWEN, final_attempt=False, client=hub_client) == "done"
+    assert import_requests.import_request_run(QWEN, final_attempt=False, client=hub_client) == "done"
 
     request = ImportRequest.objects.get()
     assert (request.state, request.failure, request.attempts) == ("done", "", 2)
@@ -170,9 +170,9 @@ def test_requeuing_a_failed_import_counts_against_the_hourly_limit(client, setti
     _aged("org/two", "failed", 60)
     sent = Sent()
 
-    services.import_request_start(parse_hub_id("org/one"), client_key="reader", enqueue=sent)
-    with pytest.raises(services.ImportsThrottled):
-        services.import_request_start(parse_hub_id("org/two"), client_key="reader", enqueue=sent)
+    import_requests.import_request_start(parse_hub_id("org/one"), client_key="reader", enqueue=sent)
+    with pytest.raises(import_requests.ImportsThrottled):
+        import_requests.import_request_start(parse_hub_id("org/two"), client_key="reader", enqueue=sent)
 
     assert ImportRequest.objects.get(hub_id="org/two").state == "failed"
 
@@ -182,7 +182,7 @@ def test_worker_killed_on_every_delivery_ends_the_import_as_failed(hub_client, h
     # The first run, 3 retries and 2 redeliveries: every run so far ended with its worker.
     ImportRequest.objects.create(hub_id=QWEN, state="running", attempts=6)
 
-    assert services.import_request_run(QWEN, final_attempt=False, client=hub_client) == "failed"
+    assert import_requests.import_request_run(QWEN, final_attempt=False, client=hub_client) == "failed"
 
     request = ImportRequest.objects.get()
     assert request.failure == "worker_lost" and request.can_retry
@@ -194,7 +194,7 @@ def test_worker_killed_on_every_delivery_ends_the_import_as_failed(hub_client, h
 def test_first_posts_in_mixed_case_make_one_request_and_one_task():
     sent = Sent()
     for n, typed in enumerate(("Acme/Mixed-Model", "acme/mixed-model", "ACME/MIXED-MODEL")):
-        services.import_request_start(parse_hub_id(typed), client_key=f"reader-{n}", enqueue=sent)
+        import_requests.import_request_start(parse_hub_id(typed), client_key=f"reader-{n}", enqueue=sent)
 
     assert list(ImportRequest.objects.values_list("hub_id", "state")) == [("Acme/Mixed-Model", "queued")]
     assert sent.hub_ids == ["Acme/Mixed-Model"]
@@ -336,8 +336,8 @@ def test_task_that_cannot_be_queued_leaves_the_request_failed_not_pending(outage
             with app.connection_for_write(url) as broker:
                 model_import_task.apply_async((hub_id,), producer=app.amqp.Producer(broker, auto_declare=False))
 
-        with pytest.raises(services.ImportsPaused):
-            services.import_request_start(parse_hub_id(QWEN), client_key="reader", enqueue=enqueue)
+        with pytest.raises(import_requests.ImportsPaused):
+            import_requests.import_request_start(parse_hub_id(QWEN), client_key="reader", enqueue=enqueue)
 
     assert hung.hung_up_on == 0
     request = ImportRequest.objects.get()
@@ -347,5 +347,5 @@ def test_task_that_cannot_be_queued_leaves_the_request_failed_not_pending(outage
     assert page.one("form", **{"class": "import-retry"})
 
     sent = Sent()
-    services.import_request_start(parse_hub_id(QWEN), client_key="reader", enqueue=sent)
+    import_requests.import_request_start(parse_hub_id(QWEN), client_key="reader", enqueue=sent)
     assert sent.hub_ids == [QWEN] and ImportRequest.objects.get().state == "queued"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from models_catalog import hub, services
+from models_catalog import hub, hub_import, services
 from models_catalog.hub_ids import InvalidHubId
 from models_catalog.models import Model, ModelFact, ModelRevision, QuantizedBuild
 from tests.models_catalog.hub_replay import QWEN_SET, mount, recording
@@ -179,7 +179,7 @@ def test_hub_import_stores_counts_sources_and_quantized_builds(hub_client, hub_m
     for name in QWEN_SET:
         mount(hub_mock, name)
 
-    model = services.model_import(QWEN, client=hub_client)
+    model = hub_import.model_import(QWEN, client=hub_client)
 
     assert (model.params_total, model.params_total_source) == (30_532_122_624, "safetensors")
     assert model.params_by_dtype == {"BF16": 30_532_122_624}
@@ -199,10 +199,10 @@ def test_hub_import_stores_counts_sources_and_quantized_builds(hub_client, hub_m
 def test_hub_import_again_is_idempotent(hub_client, hub_mock):
     for name in QWEN_SET:
         mount(hub_mock, name)
-    services.model_import(QWEN, client=hub_client)
+    hub_import.model_import(QWEN, client=hub_client)
     counts = (Model.objects.count(), ModelFact.objects.count(), QuantizedBuild.objects.count())
 
-    services.model_import(QWEN, client=hub_client)
+    hub_import.model_import(QWEN, client=hub_client)
 
     assert (Model.objects.count(), ModelFact.objects.count(), QuantizedBuild.objects.count()) == counts
     assert not ModelRevision.objects.exists()
@@ -213,7 +213,7 @@ def test_hub_import_of_a_recorded_model_keeps_history(hub_client, hub_mock):
     for name in QWEN_SET:
         mount(hub_mock, name)
 
-    services.model_import(QWEN, client=hub_client)
+    hub_import.model_import(QWEN, client=hub_client)
 
     model = Model.objects.get(hub_id=QWEN)
     assert model.origin == "hub"
@@ -225,7 +225,7 @@ def test_gated_repo_fails_as_gated_and_writes_nothing(hub_client, hub_mock):
     mount(hub_mock, "config_Llama-3.1-8B-Instruct_401_gated")
 
     with pytest.raises(hub.HubGated, match="gated"):
-        services.model_import("meta-llama/Llama-3.1-8B-Instruct", client=hub_client)
+        hub_import.model_import("meta-llama/Llama-3.1-8B-Instruct", client=hub_client)
 
     assert not Model.objects.exists()
 
@@ -237,8 +237,8 @@ def test_config_without_sizes_is_not_a_transformer_we_can_size(hub_client, hub_m
         200, json={"_class_name": "UNet2DConditionModel", "in_channels": 4}
     )
 
-    with pytest.raises(services.NotSizable) as raised:
-        services.model_import(QWEN, client=hub_client)
+    with pytest.raises(hub_import.NotSizable) as raised:
+        hub_import.model_import(QWEN, client=hub_client)
 
     assert "hidden_size" in raised.value.detail and "num_hidden_layers" in raised.value.detail
     assert not Model.objects.exists()
@@ -247,6 +247,6 @@ def test_config_without_sizes_is_not_a_transformer_we_can_size(hub_client, hub_m
 @pytest.mark.parametrize("bad", ["../../etc", "a" * 300, "org/" + "n" * 300, "оrg/name", "", "org/na..me"])
 def test_bad_ids_are_rejected_before_any_request(hub_client, hub_mock, bad):
     with pytest.raises(InvalidHubId):
-        services.model_import(bad, client=hub_client)
+        hub_import.model_import(bad, client=hub_client)
 
     assert hub_mock.calls.call_count == 0

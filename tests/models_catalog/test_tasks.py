@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from models_catalog import hub, services
+from models_catalog import hub, import_requests
 from models_catalog.models import ImportRequest, Model
 from models_catalog.tasks import model_import_task
 from tests.models_catalog.html import parse
@@ -21,10 +21,10 @@ def test_transient_failure_is_reraised_for_a_retry_and_recorded_on_the_last_atte
     ImportRequest.objects.create(hub_id=QWEN)
 
     with pytest.raises(hub.HubUnavailable):
-        services.import_request_run(QWEN, final_attempt=False, client=hub_client)
+        import_requests.import_request_run(QWEN, final_attempt=False, client=hub_client)
     assert ImportRequest.objects.get().state == "running"
 
-    assert services.import_request_run(QWEN, final_attempt=True, client=hub_client) == "failed"
+    assert import_requests.import_request_run(QWEN, final_attempt=True, client=hub_client) == "failed"
     request = ImportRequest.objects.get()
     assert (request.state, request.failure) == ("failed", "unavailable")
     assert "could not be reached" in request.reason

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from models_catalog import hub, services
+from models_catalog import hub, hub_import, services
 from models_catalog.hub_ids import InvalidHubId, parse_hub_id
 
 
@@ -42,10 +42,10 @@ class Command(BaseCommand):
             except InvalidHubId as exc:
                 raise CommandError(f"{text!r} is not a Hub model id: {exc}") from exc
         failures = 0
-        client = services.hub_client()
+        client = hub_import.hub_client()
         for hub_id in parsed:
             try:
-                model = services.model_import(hub_id, client=client)
+                model = hub_import.model_import(hub_id, client=client)
             except hub.HubError as exc:  # NotSizable included
                 failures += 1
                 self.stderr.write(f"{hub_id}: {exc.state}: {exc.detail}")
