@@ -11,5 +11,5 @@ MARKDOWN = "text/markdown"
 
 def wants_markdown(request: HttpRequest) -> bool:
     """True when ``Accept`` prefers Markdown to HTML: by quality, then by specificity, then by order (RFC 9110
-    §12.5.1, as Django's ``get_preferred_type`` ranks them). No ``Accept``, ``*/*`` or ``text/*`` get HTML."""
+    section 12.5.1, as Django's ``get_preferred_type`` ranks them). No ``Accept``, ``*/*`` or ``text/*`` get HTML."""
     return request.get_preferred_type([HTML, MARKDOWN]) == MARKDOWN
