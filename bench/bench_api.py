@@ -44,7 +44,7 @@ def main() -> None:
         from django.test import Client
         from django.test.utils import setup_test_environment
 
-        from pricing.services import api_prices_load
+        from pricing.api_price_services import api_prices_load
 
         setup_test_environment()
         call_command("migrate", verbosity=0)

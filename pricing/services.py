@@ -1,4 +1,4 @@
-"""Services that change pricing state: sync the GPU table, refresh a provider's offers into a new snapshot.
+"""The provider refresh: a provider's offers fetched (or read from a file) into a new snapshot, under a lock.
 
 ``offers_refresh`` is the one way prices enter the database. It never overwrites: every call appends one
 ``PriceSnapshot`` (success, unchanged, empty or failed). A failed, empty or garbled refresh leaves the provider's
@@ -7,6 +7,7 @@ overlap: a cache lock (Redis in production) guards each provider. The lock lasts
 run (its hard time limit, ``PRICING_REFRESH_TIME_LIMIT_SECONDS``), so a worker killed mid-refresh frees the
 provider within that time; a refresh that finds the lock held stores nothing and says so (``skipped``). A
 snapshot and its offers are written in one transaction: a refresh killed while writing leaves nothing behind.
+The GPU table and the shipped offer files are ``bundled``'s; the hosted per-token prices ``api_price_services``'.
 """
 
 from __future__ import annotations
@@ -31,22 +32,13 @@ from django.db import transaction
 
 from web.generations import PRICES_GENERATION
 
-from .api_prices import (
-    API_PRICES_FILE,
-    OPENROUTER_MODELS_URL,
-    ApiPriceFileError,
-    ApiPriceRecord,
-    load_api_prices,
-    parse_openrouter_models,
-)
-from .gpus import load_gpus
-from .models import ApiPrice, Gpu, Offer, PriceSnapshot, Provider
+from .bundled import curated_file
+from .models import Gpu, Offer, PriceSnapshot, Provider
 from .offers import OfferRecord
 from .providers import API_PROVIDERS, PayloadError, ProviderModule, curated, gpuhunt_source
 
 logger = logging.getLogger(__name__)
 
-SNAPSHOT_DIR = Path(__file__).resolve().parent / "data" / "snapshot"
 SKIPPED = "skipped"  # the outcome of a refresh that found another refresh of the provider running
 SKIPPED_ERROR = "skipped: another refresh is running"
 
@@ -64,36 +56,6 @@ class RefreshResult:
     retryable: bool = False
     snapshot_id: int | None = None
     retry_after_seconds: int = 0  # SKIPPED: when the running refresh's lock expires at the latest
-
-
-# --- GPUs -----------------------------------------------------------------------------------------------------
-
-
-def gpus_sync() -> int:
-    """Upsert the ``Gpu`` table from ``pricing/data/gpus.json`` (the same file the pure loader reads)."""
-    count = 0
-    with transaction.atomic():
-        for spec in load_gpus():
-            Gpu.objects.update_or_create(
-                slug=spec.slug,
-                defaults={
-                    "name": spec.name,
-                    "short_name": spec.short_name,
-                    "family": spec.family,
-                    "vendor": spec.vendor,
-                    "architecture": spec.architecture,
-                    "segment": spec.segment,
-                    "memory_gb": Decimal(repr(spec.memory_gb)),
-                    "memory_bandwidth_gbps": spec.memory_bandwidth_gbps,
-                    "bf16_dense_tflops": spec.bf16_dense_tflops,
-                    "fp8_dense_tflops": spec.fp8_dense_tflops,
-                    "int8_tops": spec.int8_tops,
-                    "sources": list(spec.sources),
-                    "notes": spec.notes or "",
-                },
-            )
-            count += 1
-    return count
 
 
 # --- refresh lock ---------------------------------------------------------------------------------------------
@@ -396,7 +358,7 @@ def _store(
     return RefreshResult(provider_slug, "success", len(rows), snapshot_id=snapshot.pk)
 
 
-# --- curated / offline files ----------------------------------------------------------------------------------
+# --- recorded files -------------------------------------------------------------------------------------------
 
 
 def _display_path(path: Path) -> str:
@@ -404,27 +366,6 @@ def _display_path(path: Path) -> str:
         return str(path.relative_to(Path(settings.BASE_DIR)))
     except ValueError:
         return path.name
-
-
-def snapshot_dirs() -> list[Path]:
-    """Dated folders of shipped offer files, newest first (``pricing/data/snapshot/2026-08-08/``)."""
-    if not SNAPSHOT_DIR.is_dir():
-        return []
-    return sorted((p for p in SNAPSHOT_DIR.iterdir() if p.is_dir()), reverse=True)
-
-
-def curated_file(provider_slug: str) -> Path | None:
-    for folder in snapshot_dirs():
-        path = folder / f"{provider_slug}.json"
-        if path.is_file():
-            return path
-    return None
-
-
-def curated_provider_slugs() -> list[str]:
-    """Providers whose offers come only from curated files (no API module)."""
-    slugs = {p.stem for folder in snapshot_dirs() for p in folder.glob("*.json")}
-    return sorted(slugs - set(API_PROVIDERS))
 
 
 def offline_refresh(
@@ -438,108 +379,3 @@ def offline_refresh(
             continue
         results.append(offers_refresh(slug, raw=path.read_bytes(), source=_display_path(path), now=now))
     return results
-
-
-# --- hosted per-token API prices ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ApiPricesLoadResult:
-    added: int
-    already_present: int
-    mapped: int  # rows (added or present) whose route serves a catalog model
-
-
-def api_prices_load(path: Path = API_PRICES_FILE) -> ApiPricesLoadResult:
-    """Append the prices of ``api-prices.json`` that are not stored yet (natural key: route, provider, capture date).
-
-    A row already stored is never rewritten, so loading the same file twice changes nothing.
-    """
-    added = present = mapped = 0
-    with transaction.atomic():
-        for record in load_api_prices(path):
-            mapped += bool(record.hub_id)
-            if ApiPrice.objects.filter(
-                route=record.route, provider=record.provider, captured_on=record.captured_on
-            ).exists():
-                present += 1
-                continue
-            _api_price_row(record)
-            added += 1
-    PRICES_GENERATION.bump()  # the model pages show hosted API prices
-    return ApiPricesLoadResult(added=added, already_present=present, mapped=mapped)
-
-
-def _api_price_row(record: ApiPriceRecord) -> ApiPrice:
-    return ApiPrice.objects.create(
-        hub_id=record.hub_id,
-        route=record.route,
-        provider=record.provider,
-        input_per_million_usd=record.input_per_million_usd,
-        cached_input_per_million_usd=record.cached_input_per_million_usd,
-        output_per_million_usd=record.output_per_million_usd,
-        intro_input_per_million_usd=record.intro_input_per_million_usd,
-        intro_cached_input_per_million_usd=record.intro_cached_input_per_million_usd,
-        intro_output_per_million_usd=record.intro_output_per_million_usd,
-        intro_ends_on=record.intro_ends_on,
-        captured_on=record.captured_on,
-        context_length=record.context_length,
-        source_publisher=record.source_publisher,
-        source_title=record.source_title,
-        source_url=record.source_url,
-        source_detail=record.source_detail,
-        confidence=record.confidence,
-        notes=record.notes,
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class ApiPricesRefreshResult:
-    added: int
-    already_present: int  # a capture of that day is stored already (rows are never rewritten)
-    left_out: int  # routes serving no catalog model
-    error: str = ""
-
-
-def api_prices_refresh(
-    *, raw: bytes | None = None, client: httpx.Client | None = None, now: datetime | None = None
-) -> ApiPricesRefreshResult:
-    """Append today's OpenRouter list prices of the routes that serve catalog models (one row per route per day).
-
-    ``raw`` is a recorded response; without it OpenRouter's public models endpoint is read (no key), or the URL
-    ``PRICING_ENDPOINT_OVERRIDES`` gives for ``openrouter``. Network trouble and 5xx/429 raise
-    ``RefreshTemporarilyFailed`` for the task to retry; a malformed answer stores nothing and says why.
-    """
-    captured_on = (now or _now()).astimezone(UTC).date()
-    if raw is None:
-        own_client = client is None
-        http = client or http_client()
-        url = endpoint_overrides().get("openrouter", OPENROUTER_MODELS_URL)
-        try:
-            response = http.get(url)
-            if response.status_code >= 500 or response.status_code == 429:
-                raise RefreshTemporarilyFailed(f"HTTP {response.status_code} from {url}")
-            response.raise_for_status()
-            raw = response.content
-        except httpx.TransportError as exc:
-            raise RefreshTemporarilyFailed(f"{type(exc).__name__}: {exc}") from exc
-        except httpx.HTTPStatusError as exc:
-            return ApiPricesRefreshResult(0, 0, 0, error=str(exc))
-        finally:
-            if own_client:
-                http.close()
-    try:
-        records, left_out = parse_openrouter_models(json.loads(raw), captured_on)
-    except (json.JSONDecodeError, UnicodeDecodeError, ApiPriceFileError) as exc:
-        logger.warning("hosted API price refresh: %s", exc)
-        return ApiPricesRefreshResult(0, 0, 0, error=f"{type(exc).__name__}: {exc}")
-    added = present = 0
-    with transaction.atomic():
-        for record in records:
-            if ApiPrice.objects.filter(route=record.route, provider=record.provider, captured_on=captured_on).exists():
-                present += 1
-                continue
-            _api_price_row(record)
-            added += 1
-    PRICES_GENERATION.bump()  # the model pages show hosted API prices
-    return ApiPricesRefreshResult(added=added, already_present=present, left_out=len(left_out))

@@ -8,9 +8,11 @@ import httpx
 from celery import Task, shared_task
 from django.conf import settings
 
+from .api_price_services import api_prices_refresh
+from .bundled import curated_provider_slugs
 from .price_index import price_history_settle, price_index_compute
 from .retention import offers_prune
-from .services import SKIPPED, RefreshTemporarilyFailed, api_prices_refresh, curated_provider_slugs, offers_refresh
+from .services import SKIPPED, RefreshTemporarilyFailed, offers_refresh
 
 # The refresh's hard limit, and the soft one that lets it end cleanly (release its lock, record the failure) first.
 REFRESH_TIME_LIMIT_SECONDS = settings.PRICING_REFRESH_TIME_LIMIT_SECONDS

@@ -16,12 +16,12 @@ from django.core.management import call_command
 from django.http import QueryDict
 from openapi_spec_validator import validate
 
-from calculator.page import sources as page_data
 from calculator.api.schemas import CalculatorQuery
-from calculator.state import FIELD_NAMES, parse_state
 from calculator.page import model_page
+from calculator.page import sources as page_data
+from calculator.state import FIELD_NAMES, parse_state
 from models_catalog import selectors, services
-from pricing.services import api_prices_load
+from pricing.api_price_services import api_prices_load
 
 SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
 GLM = "zai-org/GLM-5.3-Flash"

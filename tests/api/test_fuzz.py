@@ -27,7 +27,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from models_catalog import services
-from pricing.services import api_prices_load
+from pricing.api_price_services import api_prices_load
 
 SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]

@@ -14,7 +14,7 @@ import pytest
 from django.core.management import call_command
 
 from models_catalog import services
-from pricing.services import api_prices_load
+from pricing.api_price_services import api_prices_load
 from tests.models_catalog.html import parse
 
 SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"

@@ -26,7 +26,9 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from config.page_cache import CACHED_PAGES, WAIT_SECONDS, PageCacheMiddleware, sorted_query
 from models_catalog import services
 from models_catalog.models import Model
-from pricing.services import api_prices_refresh, gpus_sync, offers_refresh
+from pricing.api_price_services import api_prices_refresh
+from pricing.bundled import gpus_sync
+from pricing.services import offers_refresh
 from tests.models_catalog.html import parse
 from web.generations import CATALOG_GENERATION, PRICES_GENERATION
 

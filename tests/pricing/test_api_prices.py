@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
+from pricing.api_price_services import api_prices_load
 from pricing.api_prices import (
     API_PRICES_FILE,
     ROUTE_TO_HUB_ID,
@@ -19,7 +20,6 @@ from pricing.api_prices import (
 )
 from pricing.models import ApiPrice
 from pricing.selectors import api_prices_for
-from pricing.services import api_prices_load
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOG = ROOT / "models_catalog" / "data" / "hub"

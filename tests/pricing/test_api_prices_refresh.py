@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 import respx
 
+from pricing.api_price_services import api_prices_refresh
 from pricing.api_prices import OPENROUTER_MODELS_URL, ROUTE_TO_HUB_ID, parse_openrouter_models
 from pricing.models import ApiPrice
 from pricing.selectors import api_prices_for
-from pricing.services import RefreshTemporarilyFailed, api_prices_refresh
+from pricing.services import RefreshTemporarilyFailed
 
 RECORDED = (
     Path(__file__).resolve().parent.parent / "data" / "provider-apis" / "openrouter-recorded-models-2026-08-08.json"

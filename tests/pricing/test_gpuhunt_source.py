@@ -12,11 +12,12 @@ import pytest
 import respx
 
 from calculator.estimation.ranking import rank
+from pricing.bundled import gpus_sync
 from pricing.gpus import gpu_by_slug, load_gpus
 from pricing.models import Offer, PriceSnapshot
 from pricing.providers import API_PROVIDERS, PayloadError, gpuhunt_source
 from pricing.selectors import current_offers, provider_statuses
-from pricing.services import gpus_sync, offers_refresh
+from pricing.services import offers_refresh
 
 CATALOGS = Path(__file__).resolve().parent.parent / "data" / "gpuhunt" / "v3"
 T0 = datetime(2026, 11, 29, 6, 0, tzinfo=UTC)

@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from pricing.bundled import gpus_sync
 from pricing.models import ProviderPriceDay, SettledPriceDay
 from pricing.price_index import price_history_settle, price_index_compute
 from pricing.providers import gpuhunt_source
 from pricing.selectors import price_history
-from pricing.services import gpus_sync, offers_refresh
+from pricing.services import offers_refresh
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 DAY1 = datetime(2026, 8, 8, 15, 32, tzinfo=UTC)

@@ -7,6 +7,7 @@ from decimal import Decimal
 
 import pytest
 
+from pricing.bundled import gpus_sync
 from pricing.models import (
     Gpu,
     GpuPriceIndex,
@@ -19,7 +20,6 @@ from pricing.models import (
 from pricing.price_index import price_history_settle, price_index_compute
 from pricing.retention import offers_prune, prunable_snapshots, pruning_boundary
 from pricing.selectors import current_offers, price_history, provider_statuses
-from pricing.services import gpus_sync
 from web.generations import PRICES_GENERATION
 
 pytestmark = pytest.mark.django_db

@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
+from pricing.bundled import gpus_sync
 from pricing.models import Gpu, Offer, PriceSnapshot, Provider
 from pricing.price_index import price_history_settle
 from pricing.selectors import current_offers, price_history, prices_captured_at, provider_statuses
-from pricing.services import gpus_sync, offers_refresh
+from pricing.services import offers_refresh
 
 pytestmark = pytest.mark.django_db
 

@@ -9,11 +9,11 @@ import httpx
 import pytest
 import respx
 
+from pricing.bundled import gpus_sync
 from pricing.models import Gpu, Offer, PriceSnapshot, Provider
 from pricing.providers import runpod
 from pricing.selectors import current_offers, provider_statuses
 from pricing.services import (
-    gpus_sync,
     offers_refresh,
     offline_refresh,
     refresh_lock,

@@ -9,9 +9,10 @@ import respx
 from django.conf import settings
 
 from pricing import tasks
+from pricing.bundled import gpus_sync
 from pricing.models import Offer, PriceSnapshot
 from pricing.providers import API_PROVIDERS, runpod
-from pricing.services import gpus_sync, refresh_lock, refresh_lock_expires_in, refresh_lock_seconds
+from pricing.services import refresh_lock, refresh_lock_expires_in, refresh_lock_seconds
 from tests.support import broker_state, local_server, wait_for
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "provider-apis"

@@ -14,10 +14,11 @@ import httpx
 import pytest
 import respx
 
+from pricing.bundled import gpus_sync
 from pricing.models import PriceSnapshot
 from pricing.providers import vastai
 from pricing.selectors import current_offers
-from pricing.services import gpus_sync, offers_refresh
+from pricing.services import offers_refresh
 
 RECORDED_FILE = (
     Path(__file__).resolve().parent.parent / "data" / "provider-apis" / "vastai-recorded-offers-2026-08-08.json"

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from pricing.services import api_prices_load
+from pricing.api_price_services import api_prices_load
 from web.generations import CATALOG_GENERATION
 
 

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
+from pricing.bundled import gpus_sync, snapshot_dirs
 from pricing.price_index import price_index_compute
-from pricing.services import gpus_sync, snapshot_dirs
 
 
 class Command(BaseCommand):

@@ -6,8 +6,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from pricing.bundled import curated_provider_slugs, gpus_sync
 from pricing.providers import API_PROVIDERS
-from pricing.services import SKIPPED, curated_provider_slugs, gpus_sync, offers_refresh, offline_refresh
+from pricing.services import SKIPPED, offers_refresh, offline_refresh
 
 
 class Command(BaseCommand):
