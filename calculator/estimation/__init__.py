@@ -98,17 +98,8 @@ __all__ = [
 ]
 
 from .launch import Launch, LaunchConfig, launch_command
-from .offload import (
-    OffloadSpeed,
-    OffloadSplit,
-    OffloadVerdict,
-    Placement,
-    best_quant_verdict,
-    best_split,
-    offload_speed,
-    offload_split,
-    offload_verdict,
-)
+from .offload import OffloadSplit, Placement, offload_split
+from .offload_fit import OffloadSpeed, OffloadVerdict, best_quant_verdict, best_split, offload_speed, offload_verdict
 from .ranking import GpuCount, RankedOffer, Ranking, rank, several_node_gpus
 
 __all__ += [

@@ -35,7 +35,7 @@ from calculator.estimation import (
     usable_bytes,
 )
 from calculator.estimation.launch import LaunchConfig, launch_command
-from calculator.estimation.offload import OffloadVerdict, best_quant_verdict, offload_verdict
+from calculator.estimation.offload_fit import OffloadVerdict, best_quant_verdict, offload_verdict
 from calculator.management.options import (
     MAX_GPUS,
     MAX_MAC_GB,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from calculator.estimation import GIB, Mode, Workload, apple_fit, usable_bytes
 from calculator.estimation.launch import LaunchConfig, launch_command
-from calculator.estimation.offload import offload_verdict
+from calculator.estimation.offload_fit import offload_verdict
 from calculator.page.inputs import Build, PageInputs, precision_label
 from calculator.state import MAC_MEMORY_GIB, CalculatorState
 from models_catalog.architecture import ModelSpec

@@ -497,7 +497,7 @@ def test_from_the_shell_bad_values_print_one_line_and_exit_2(args):
 
 
 def test_offload_auto_prints_the_split_speed_and_json_matching_the_core():
-    from calculator.estimation.offload import offload_verdict
+    from calculator.estimation.offload_fit import offload_verdict
 
     data = run(
         "openai/gpt-oss-120b",
