@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import date
 from decimal import Decimal
 
@@ -13,6 +14,8 @@ from django.utils.translation import get_language, gettext, ngettext, to_locale
 from django.utils.translation import gettext_lazy as _
 
 from calculator.estimation import ENGINES, KV_DTYPES, PRECISIONS
+from models_catalog.architecture import NoteKey, SpecNote
+from models_catalog.architecture.notes import NoteValue
 
 MODE_LABELS = {
     "inference": _("Inference"),
@@ -226,114 +229,115 @@ def data_text(text: str) -> str:
     return gettext(text) if text else text
 
 
-# The architecture reader's notes on a model (plain English in the pure core), as the reader's language says them.
-_NOTES: tuple[tuple[re.Pattern[str], Promise], ...] = (
-    (
-        re.compile(r"^Computed active parameters count what one token multiplies: attention, norms, the router, .*"),
-        _(
-            "The active count we compute covers what one token multiplies: attention, norms, the router, the shared "
-            "experts and the routed experts it is sent to, and the output head; the input embedding table is left "
-            "out (one row is read per token), as OpenAI counts for gpt-oss."
-        ),
+# The architecture reader's notes on a model (a key and figures in the pure core), as the reader's language says them.
+# Every NoteKey has a message here (tests/calculator/test_labels.py); the figures fill its %(name)s placeholders.
+NOTE_MESSAGES: dict[str, Promise] = {
+    NoteKey.ACTIVE_MOE: _(
+        "The active count we compute covers what one token multiplies: attention, norms, the router, the shared "
+        "experts and the routed experts it is sent to, and the output head; the input embedding table is left "
+        "out (one row is read per token), as OpenAI counts for gpt-oss."
     ),
-    (
-        re.compile(
-            r"^Computed active parameters count what one token multiplies: attention, norms, the MLP, and the output "
-            r"head.*"
-        ),
-        _(
-            "The active count we compute covers what one token multiplies: attention, norms, the MLP and the output "
-            "head; the input embedding table is left out (one row is read per token), as OpenAI counts for gpt-oss."
-        ),
+    NoteKey.ACTIVE_MOE_TIED: _(
+        "The active count we compute covers what one token multiplies: attention, norms, the router, the shared "
+        "experts and the routed experts it is sent to, and the tied embedding, read in full as the output head."
     ),
-    (
-        re.compile(
-            r"^Computed active parameters count what one token multiplies: attention, norms, the MLP, and the tied .*"
-        ),
-        _(
-            "The active count we compute covers what one token multiplies: attention, norms, the MLP and the tied "
-            "embedding, read in full as the output head."
-        ),
+    NoteKey.ACTIVE_DENSE: _(
+        "The active count we compute covers what one token multiplies: attention, norms, the MLP and the output "
+        "head; the input embedding table is left out (one row is read per token), as OpenAI counts for gpt-oss."
     ),
-    (
-        re.compile(r"^The checkpoint stores (?P<b>[\d.]+) B parameters of multi-token-prediction layers.*"),
-        _(
-            "The checkpoint stores %(b)s B parameters of multi-token-prediction layers; engines skip them unless "
-            "MTP speculative decoding is on."
-        ),
+    NoteKey.ACTIVE_DENSE_TIED: _(
+        "The active count we compute covers what one token multiplies: attention, norms, the MLP and the tied "
+        "embedding, read in full as the output head."
     ),
-    (
-        re.compile(
-            r"^The Hub counts (?P<stored>[\d.]+) B stored elements; that includes (?P<what>.+), so the "
-            r"checkpoint holds (?P<b>[\d.]+) B parameters\.$"
-        ),
-        _("The Hub counts %(stored)s B stored elements, including %(what)s; the checkpoint holds %(b)s B parameters."),
+    NoteKey.MTP_STORED: _(
+        "The checkpoint stores %(b)s B parameters of multi-token-prediction layers; engines skip them unless "
+        "MTP speculative decoding is on."
     ),
-    (
-        re.compile(r"^The checkpoint stores lm_head\.weight separately although tie_word_embeddings is true\.$"),
-        _(
-            "The checkpoint stores the output head separately although the config says it shares the embedding "
-            "table, so the file holds that table twice. Engines load it once, and so do the memory figures here."
-        ),
+    NoteKey.MTP_NOT_STORED: _(
+        "The config declares multi-token-prediction modules that the Hub checkpoint does not store."
     ),
-    (
-        re.compile(r"^The vision tower is not fully described by this config\.json.*"),
-        _("The config does not fully describe the vision tower, so its parameters are not counted."),
+    NoteKey.HUB_ELEMENTS: _(
+        "The Hub counts %(stored)s B stored elements, including %(what)s; the checkpoint holds %(b)s B parameters."
     ),
-    (
-        re.compile(r"^The hyper-connection \(mHC\) mixing parameters are not counted.*"),
-        _("The hyper-connection (mHC) mixing parameters are not counted: the config does not size them."),
+    NoteKey.TIED_HEAD_STORED: _(
+        "The checkpoint stores the output head separately although the config says it shares the embedding "
+        "table, so the file holds that table twice. Engines load it once, and so do the memory figures here."
     ),
-    (
-        re.compile(r"^MiniMax declares multi-token-prediction modules that its Hub checkpoint does not store\.$"),
-        _("The config declares multi-token-prediction modules that the Hub checkpoint does not store."),
+    NoteKey.VISION_ESTIMATED: _(
+        "The config does not fully describe the vision tower, so its parameters are a plain-ViT estimate."
     ),
-    (
-        re.compile(r"^Cross-attention layers cache the image tokens.*"),
-        _(
-            "Cross-attention layers cache the image tokens' keys and values (per image, not per text token); they "
-            "are counted with no per-token cache."
-        ),
+    NoteKey.VISION_NOT_COUNTED: _(
+        "The config does not fully describe the vision tower, so its parameters are not counted."
     ),
-    (
-        re.compile(r"^Chunked local attention layers keep at most one chunk \((?P<n>[\d,]+) tokens\).*"),
-        _("Chunked local attention layers keep at most one chunk (%(n)s tokens), counted as a sliding window."),
+    NoteKey.MHC_NOT_COUNTED: _(
+        "The hyper-connection (mHC) mixing parameters are not counted: the config does not size them."
     ),
-    (
-        re.compile(r"^The sliding window \((?P<n>[\d,]+) tokens\) is not shorter than the context.*"),
-        _("The sliding window (%(n)s tokens) is not shorter than the context, so those layers cache every token."),
+    NoteKey.CROSS_ATTENTION: _(
+        "Cross-attention layers cache the image tokens' keys and values (per image, not per text token); they "
+        "are counted with no per-token cache."
     ),
-)
+    NoteKey.CHUNKED_ATTENTION: _(
+        "Chunked local attention layers keep at most one chunk (%(n)s tokens), counted as a sliding window."
+    ),
+    NoteKey.WINDOW_NOT_SHORTER: _(
+        "The sliding window (%(n)s tokens) is not shorter than the context, so those layers cache every token."
+    ),
+    NoteKey.WINDOW_MISSING: _(
+        "The config gives the sliding-window layers no window size, so they are counted as full attention."
+    ),
+    NoteKey.UNKNOWN_ARCHITECTURE: _(
+        "Unknown architecture %(model_type)s: read as a standard decoder-only transformer."
+    ),
+    NoteKey.CONFIG_UNREADABLE: _("This config.json could not be read (%(error)s); all figures are estimates."),
+}
 
-
-_STORED = {
-    "FP8 block-scale tensors": _("FP8 block-scale tensors"),
-    "MXFP4 packing and E8M0 scales": _("MXFP4 packing and E8M0 scales"),
+# What a quantized release stores besides its parameters (a HUB_ELEMENTS note's method).
+_STORED: dict[str, Promise] = {
+    "fp8": _("FP8 block-scale tensors"),
+    "mxfp4": _("MXFP4 packing and E8M0 scales"),
 }
 
 
-_NOTE_NUMBER = re.compile(r"^\d{1,3}(?:,\d{3})*(?:\.(?P<decimals>\d+))?$|^\d+(?:\.(?P<more>\d+))?$")
+def _billions(count: NoteValue) -> str:
+    """A count in billions with two decimals, rounded as the English note rounds it ('7.43'; German '7,43')."""
+    return format_decimal(
+        Decimal(f"{float(count) / 1e9:.2f}"), format="#,##0.00", locale=to_locale(get_language() or "en")
+    )
 
 
-def _local_number(text: str) -> str:
-    """A number the reader's notes write in English ('7.43', '8,192') in the reader's locale ('7,43', '8.192'),
-    with as many decimals as written."""
-    found = _NOTE_NUMBER.match(text)
-    if found is None:
-        return text
-    decimals = len(found["decimals"] or found["more"] or "")
-    pattern = "#,##0" + ("." + "0" * decimals if decimals else "")
-    return format_decimal(Decimal(text.replace(",", "")), format=pattern, locale=to_locale(get_language() or "en"))
+def _whole(count: NoteValue) -> str:
+    return format_decimal(int(count), format="#,##0", locale=to_locale(get_language() or "en"))
 
 
-def spec_note(text: str) -> str:
-    """One of the architecture reader's notes in the reader's language (unknown notes stay as written), its numbers
-    in the reader's locale."""
-    for pattern, message in _NOTES:
-        found = pattern.match(text)
-        if found:
-            values = {name: _local_number(value) for name, value in found.groupdict().items()}
-            if "what" in values:
-                values["what"] = str(_STORED.get(values["what"], values["what"]))
-            return str(message) % values
-    return text
+def _stored(method: NoteValue) -> str:
+    found = _STORED.get(str(method))
+    return str(found) if found else gettext("%(method)s packing and scale/zero tensors") % {"method": method}
+
+
+# A note's parameter → (its placeholder in the message, how the reader's locale writes it).
+_NOTE_VALUES: dict[str, tuple[str, Callable[[NoteValue], str]]] = {
+    "parameters": ("b", _billions),
+    "elements": ("stored", _billions),
+    "tokens": ("n", _whole),
+    "method": ("what", _stored),
+    "model_type": ("model_type", repr),
+    "error": ("error", str),
+}
+
+
+def spec_note(note: SpecNote | str) -> str:
+    """One of the architecture reader's notes in the reader's language, its numbers in the reader's locale; a note
+    without a message here (or a plain text) reads in English as the core writes it."""
+    if not isinstance(note, SpecNote):
+        return str(note)
+    message = NOTE_MESSAGES.get(note.key)
+    if message is None:
+        return note.text
+    values: dict[str, str] = {}
+    for name, value in note.params:
+        placeholder, written = _NOTE_VALUES.get(name, (name, str))
+        values[placeholder] = written(value)
+    try:
+        return str(message) % values
+    except (KeyError, TypeError, ValueError):  # a message whose placeholders this note does not fill
+        return note.text

@@ -67,5 +67,5 @@ def summarise(record: Any) -> ArchitectureSummary:
         has_vision=spec.has_vision,
         params_computed=spec.components.total or None,
         params_active_computed=spec.params_active_computed or None,
-        notes=tuple(spec.notes),
+        notes=tuple(note.text for note in spec.notes),
     )

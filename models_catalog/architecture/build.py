@@ -9,6 +9,7 @@ from typing import Any
 import models_catalog.architecture.layers as lay
 from models_catalog.architecture.config import MAX_LAYERS, ConfigReader, as_int, as_str, split_wrapper
 from models_catalog.architecture.groups import layer_groups
+from models_catalog.architecture.notes import NoteKey, SpecNote, active_note
 from models_catalog.architecture.params import Dims, count
 from models_catalog.architecture.quant import elements_to_params, native_dtype, quant_method, storage_overhead
 from models_catalog.architecture.types import ParamBreakdown
@@ -145,7 +146,7 @@ def build(config: Mapping[str, Any], external: Any) -> dict[str, Any]:
     model_type = as_str(config.get("model_type")) or as_str(text.get("model_type")) or "unknown"
     family = _family(as_str(config.get("model_type")) or "", as_str(text.get("model_type")) or "")
     reader = ConfigReader(text, outer, _FAMILY_DEFAULTS.get(family, {}))
-    notes: list[str] = []
+    notes: list[SpecNote] = []
 
     shape = _shape(reader, family)
     tie = _tie_embeddings(reader, family)
@@ -200,18 +201,15 @@ def build(config: Mapping[str, Any], external: Any) -> dict[str, Any]:
         and abs(hub_total - computed_total - counts.embedding) < 0.005 * hub_total
     ):
         duplicated = counts.embedding if params.total == hub_total else 0
-        notes.append("The checkpoint stores lm_head.weight separately although tie_word_embeddings is true.")
-    notes.append(_active_note(bool(shape.experts), tie))
+        notes.append(SpecNote.of(NoteKey.TIED_HEAD_STORED))
+    notes.append(active_note(experts=bool(shape.experts), tied=tie))
     if counts.mtp:
-        notes.append(
-            f"The checkpoint stores {counts.mtp / 1e9:.2f} B parameters of multi-token-prediction layers; "
-            "engines skip them unless MTP speculative decoding is on."
-        )
+        notes.append(SpecNote.of(NoteKey.MTP_STORED, parameters=counts.mtp))
     if reader.flag("mhc"):
-        notes.append("The hyper-connection (mHC) mixing parameters are not counted (the config does not size them).")
+        notes.append(SpecNote.of(NoteKey.MHC_NOT_COUNTED))
         estimated.append("components.other")
     if family == "generic":
-        notes.append(f"Unknown architecture {model_type!r}: read as a standard decoder-only transformer.")
+        notes.append(SpecNote.of(NoteKey.UNKNOWN_ARCHITECTURE, model_type=model_type))
         estimated += ["family", "layer_groups"]
     return {
         "model_type": model_type,
@@ -321,10 +319,10 @@ def _qk_norm(reader: ConfigReader, family: str) -> str:
     return ""
 
 
-def _mtp_layers(reader: ConfigReader, family: str, notes: list[str]) -> int:
+def _mtp_layers(reader: ConfigReader, family: str, notes: list[SpecNote]) -> int:
     layers = reader.num("num_nextn_predict_layers", "mtp_num_hidden_layers", minimum=0) or 0
     if family == "minimax_m2" and reader.flag("use_mtp"):
-        notes.append("MiniMax declares multi-token-prediction modules that its Hub checkpoint does not store.")
+        notes.append(SpecNote.of(NoteKey.MTP_NOT_STORED))
     if family == "qwen3_next" and not reader.has("num_nextn_predict_layers", "mtp_num_hidden_layers"):
         # The Qwen3-Next checkpoints store one mtp.* layer that config.json does not declare.
         return 1
@@ -376,7 +374,7 @@ def _dims(reader: ConfigReader, family: str, shape: _Shape, tie: bool, mtp_layer
 
 
 def _vision(
-    reader: ConfigReader, family: str, vision: Mapping[str, Any], hidden: int, notes: list[str]
+    reader: ConfigReader, family: str, vision: Mapping[str, Any], hidden: int, notes: list[SpecNote]
 ) -> tuple[bool, int]:
     """(whether the model takes images, the vision tower's parameters)."""
     has_vision = bool(vision) or family in _VISION
@@ -388,10 +386,7 @@ def _vision(
     vision_count, exact = vision_params(family, vision, hidden)
     if not exact:
         reader.defaulted.append("components.vision")
-        notes.append(
-            "The vision tower is not fully described by this config.json; "
-            + ("its parameters are a plain-ViT estimate." if vision_count else "its parameters are not counted.")
-        )
+        notes.append(SpecNote.of(NoteKey.VISION_ESTIMATED if vision_count else NoteKey.VISION_NOT_COUNTED))
     return True, vision_count
 
 
@@ -416,7 +411,7 @@ def _param_counts(
     expert_weights: int,
     computed_total: int,
     active_computed: int,
-    notes: list[str],
+    notes: list[SpecNote],
     estimated: list[str],
 ) -> _Counts:
     hub_total = _hub_total(external)
@@ -435,19 +430,6 @@ def _param_counts(
         return _Counts(total, total_source, hub_active, "model_card")
     estimated.append("params_active")
     return _Counts(total, total_source, active_computed, "computed")
-
-
-def _active_note(moe: bool, tie: bool) -> str:
-    return (
-        "Computed active parameters count what one token multiplies: attention, norms, "
-        + ("the router, shared experts and the routed experts it is sent to, " if moe else "the MLP, ")
-        + (
-            "and the output head; the input embedding table is excluded (one row is read per token), "
-            "the convention OpenAI uses for gpt-oss."
-            if not tie
-            else "and the tied embedding, read in full as the output head."
-        )
-    )
 
 
 def _linear_dims(reader: ConfigReader, d: Dims) -> None:

@@ -157,11 +157,3 @@ def split_wrapper(config: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping
     if text:
         return text, config, vision
     return config, _EMPTY, vision
-
-
-def family_defaults_note(family: str, fields: Sequence[str]) -> str:
-    return (
-        f"Not in this config.json, taken from the {family} defaults of the transformers config class: "
-        + ", ".join(fields)
-        + "."
-    )

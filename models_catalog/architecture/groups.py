@@ -13,11 +13,14 @@ from dataclasses import replace
 
 import models_catalog.architecture.layers as lay
 from models_catalog.architecture.config import ConfigReader
+from models_catalog.architecture.notes import NoteKey, SpecNote
 from models_catalog.architecture.params import Dims
 from models_catalog.architecture.types import AttentionKind, LayerGroup
 
 
-def layer_groups(reader: ConfigReader, d: Dims, kinds: tuple[str, ...], notes: list[str]) -> tuple[LayerGroup, ...]:
+def layer_groups(
+    reader: ConfigReader, d: Dims, kinds: tuple[str, ...], notes: list[SpecNote]
+) -> tuple[LayerGroup, ...]:
     context = reader.num("max_position_embeddings")
     window = reader.num("sliding_window", "sliding_window_size")
     chunk = reader.num("attention_chunk_size")
@@ -31,20 +34,18 @@ def layer_groups(reader: ConfigReader, d: Dims, kinds: tuple[str, ...], notes: l
             made[kind] = full
         elif kind == lay.SLIDING:
             if window is None:
-                notes.append("Sliding-window layers without a sliding_window size are treated as full attention.")
+                notes.append(SpecNote.of(NoteKey.WINDOW_MISSING))
                 reader.defaulted.append("layer_groups")
                 made[kind] = full
             elif context is not None and window >= context:
-                notes.append(
-                    f"The sliding window ({window:,} tokens) is not shorter than the context; layers cache every token."
-                )
+                notes.append(SpecNote.of(NoteKey.WINDOW_NOT_SHORTER, tokens=window))
                 made[kind] = full
             else:
                 made[kind] = replace(full, kind=AttentionKind.SLIDING, window=window)
         elif kind == lay.CHUNKED:
-            notes.append(
-                f"Chunked local attention layers keep at most one chunk ({chunk:,} tokens), shown as a sliding window."
-            )
+            if chunk is None:  # layer_types names chunked layers without attention_chunk_size: no window to keep
+                raise TypeError("chunked attention layers without attention_chunk_size")
+            notes.append(SpecNote.of(NoteKey.CHUNKED_ATTENTION, tokens=chunk))
             made[kind] = replace(full, kind=AttentionKind.SLIDING, window=chunk)
         elif kind in (lay.MLA, lay.MLA_INDEXED):
             made[kind] = LayerGroup(
@@ -84,10 +85,7 @@ def layer_groups(reader: ConfigReader, d: Dims, kinds: tuple[str, ...], notes: l
             made[kind] = LayerGroup(AttentionKind.LINEAR, 0, state_elements=d.heads * d.head_dim * d.head_dim)
         else:
             if kind == lay.CROSS:
-                notes.append(
-                    "Cross-attention layers cache the image tokens' keys and values (per image, not per text "
-                    "token); they are listed with no per-token cache."
-                )
+                notes.append(SpecNote.of(NoteKey.CROSS_ATTENTION))
             made[kind] = LayerGroup(AttentionKind.NONE, 0)
     merged: dict[LayerGroup, int] = {}
     for kind, group in made.items():

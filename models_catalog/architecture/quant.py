@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from models_catalog.architecture.config import as_int, as_list, as_str
+from models_catalog.architecture.notes import NoteKey, SpecNote
 from models_catalog.architecture.params import Linear
 
 _TORCH_DTYPES = {
@@ -100,7 +101,7 @@ def elements_to_params(
     total_elements: int,
     by_dtype: Mapping[str, int] | None,
     computed_params: int,
-) -> tuple[int, str | None]:
+) -> tuple[int, SpecNote | None]:
     """Parameters behind a Hub element count, and a note explaining the conversion (None if none needed)."""
     if method not in PACKED_METHODS and method != "fp8":
         return total_elements, None
@@ -115,13 +116,7 @@ def elements_to_params(
     params = min(candidates, key=lambda value: abs(value - computed_params)) if computed_params else candidates[0]
     if params == total_elements:
         return params, None
-    label = {"fp8": "FP8 block-scale tensors", "mxfp4": "MXFP4 packing and E8M0 scales"}.get(
-        method, f"{method} packing and scale/zero tensors"
-    )
-    return params, (
-        f"The Hub counts {total_elements / 1e9:.2f} B stored elements; that includes {label}, "
-        f"so the checkpoint holds {params / 1e9:.2f} B parameters."
-    )
+    return params, SpecNote.of(NoteKey.HUB_ELEMENTS, elements=total_elements, method=method, parameters=params)
 
 
 def _is_count(value: object) -> bool:

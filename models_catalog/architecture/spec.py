@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from models_catalog.architecture.build import build
+from models_catalog.architecture.notes import NoteKey, SpecNote
 from models_catalog.architecture.types import AttentionKind, LayerGroup, ParamBreakdown, ParamCounts
 
 
@@ -41,7 +42,7 @@ class ModelSpec:
     has_vision: bool = False
     native_dtype: str = "bf16"  # as released: "bf16", "fp16", "fp32", "fp8", "mxfp4", ...
     estimated_fields: tuple[str, ...] = ()  # every field that was guessed rather than read
-    notes: tuple[str, ...] = field(default_factory=tuple)  # plain-English caveats for the page
+    notes: tuple[SpecNote, ...] = field(default_factory=tuple)  # caveats for the page: a key and its figures
     # Added fields (defaults keep older constructors valid):
     # active parameters as computed from the config whatever params_active's source: everything one token
     # multiplies, input embedding excluded unless tied (docs/methodology.md §1.4); 0 when not computed
@@ -68,10 +69,7 @@ class ModelSpec:
             return replace(
                 spec,
                 model_type=str(config.get("model_type", "unknown"))[:100],
-                notes=(
-                    *spec.notes,
-                    f"This config.json could not be read ({type(error).__name__}); all figures are estimates.",
-                ),
+                notes=(*spec.notes, SpecNote.of(NoteKey.CONFIG_UNREADABLE, error=type(error).__name__)),
             )
 
     @property
@@ -142,5 +140,5 @@ class ModelSpec:
             "native_dtype": self.native_dtype,
             "has_vision": self.has_vision,
             "estimated_fields": list(self.estimated_fields),
-            "notes": list(self.notes),
+            "notes": [note.text for note in self.notes],
         }

@@ -28,7 +28,19 @@ PURE_MODULES = {module_name(p) for p in PURE}
 
 # The architecture reader's modules, lowest first: each may import only modules before it, so a circle fails.
 ARCHITECTURE = "models_catalog.architecture"
-ARCHITECTURE_ORDER = ["types", "config", "layers", "params", "groups", "quant", "vision", "build", "spec", "__init__"]
+ARCHITECTURE_ORDER = [
+    "types",
+    "notes",
+    "config",
+    "layers",
+    "params",
+    "groups",
+    "quant",
+    "vision",
+    "build",
+    "spec",
+    "__init__",
+]
 
 
 def imported_modules(path: Path) -> set[str]:

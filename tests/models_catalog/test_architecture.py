@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import models_catalog
-from models_catalog.architecture import AttentionKind, LayerGroup, ModelSpec, ParamCounts
+from models_catalog.architecture import AttentionKind, LayerGroup, ModelSpec, NoteKey, ParamCounts, SpecNote
 
 HUB = Path(models_catalog.__file__).parent / "data" / "hub"
 
@@ -28,6 +28,11 @@ def config(model_id: str) -> dict:
 
 def spec(model_id: str, params: ParamCounts | None = None) -> ModelSpec:
     return ModelSpec.from_hf_config(config(model_id), params)
+
+
+def note(model: ModelSpec, key: NoteKey) -> SpecNote:
+    (found,) = (n for n in model.notes if n.key == key)
+    return found
 
 
 def groups_by_kind(model: ModelSpec) -> dict[AttentionKind, list[LayerGroup]]:
@@ -54,7 +59,7 @@ def test_deepseek_v3_main_model_and_mtp_layer_match_the_published_split():
     assert round(model.params_loaded / 1e7) == 67_103  # 671.03 B
     assert round((model.params_not_loaded - shared_copies) / 1e7) == 1_161  # 11.61 B
     assert model.params_not_loaded == model.components.mtp
-    assert any("multi-token-prediction" in note for note in model.notes)
+    assert note(model, NoteKey.MTP_STORED).values == {"parameters": model.components.mtp}
 
 
 def test_qwen3_235b_active_parameters_with_and_without_the_input_embedding():
@@ -63,7 +68,8 @@ def test_qwen3_235b_active_parameters_with_and_without_the_input_embedding():
     assert round(model.params_active_computed / 1e7) == 2_157  # 21.57 B
     assert round((model.params_active_computed + model.components.embedding) / 1e7) == 2_219  # 22.19 B
     assert model.params_active_source == "computed"
-    assert any("input embedding table is excluded" in note for note in model.notes)
+    assert SpecNote.of(NoteKey.ACTIVE_MOE) in model.notes
+    assert "the input embedding table is excluded" in note(model, NoteKey.ACTIVE_MOE).text
 
 
 def test_gpt_oss_120b_parameters_and_active_parameters():
@@ -86,7 +92,12 @@ def test_gpt_oss_hub_element_count_is_converted_to_parameters_with_a_note():
     model = spec("openai/gpt-oss-120b", ParamCounts(total=120_412_337_472))
 
     assert round(model.params_total / 1e7) == 11_683
-    assert any("120.41 B stored elements" in note and "116.83 B parameters" in note for note in model.notes)
+    stored = note(model, NoteKey.HUB_ELEMENTS)
+    assert stored.values == {"elements": 120_412_337_472, "method": "mxfp4", "parameters": model.params_total}
+    assert stored.text == (
+        "The Hub counts 120.41 B stored elements; that includes MXFP4 packing and E8M0 scales, "
+        "so the checkpoint holds 116.83 B parameters."
+    )
 
 
 def test_mxfp4_dtype_split_from_the_hub_is_converted_to_parameters():
@@ -110,14 +121,15 @@ def test_gptq_int4_element_count_is_converted_to_parameters():
     assert quantized.native_dtype == "int4"
     assert hub_elements < dense.params_total / 3  # 8 int4 values per I32 element
     assert converted.params_total == dense.params_total
-    assert any("gptq packing" in note for note in converted.notes)
+    assert note(converted, NoteKey.HUB_ELEMENTS).values["method"] == "gptq"
+    assert "includes gptq packing and scale/zero tensors" in note(converted, NoteKey.HUB_ELEMENTS).text
 
 
 def test_tied_head_stored_separately_is_noted_when_the_hub_total_shows_it():
     model = spec("Qwen/Qwen3-0.6B", ParamCounts(total=751_632_384))
 
     assert model.params_total == 751_632_384
-    assert any("lm_head.weight separately" in note for note in model.notes)
+    assert SpecNote.of(NoteKey.TIED_HEAD_STORED) in model.notes
     # engines hold the tied matrix once: vocabulary × hidden = 151,936 × 1,024 is stored twice, loaded once
     assert model.params_duplicated == 151_936 * 1_024
     assert model.params_loaded == 751_632_384 - 151_936 * 1_024
@@ -228,10 +240,15 @@ def test_glm_5_3_flash_partial_config_gives_a_computed_total_and_names_its_gaps(
 
 
 def test_llama_4_chunked_layers_are_windows_of_one_chunk():
-    kinds = groups_by_kind(spec("meta-llama/Llama-4-Scout-17B-16E-Instruct"))
+    model = spec("meta-llama/Llama-4-Scout-17B-16E-Instruct")
+    kinds = groups_by_kind(model)
 
     assert [(g.count, g.window) for g in kinds[AttentionKind.SLIDING]] == [(36, 8192)]
     assert kinds[AttentionKind.FULL][0].count == 12
+    assert note(model, NoteKey.CHUNKED_ATTENTION).values == {"tokens": 8192}
+    assert note(model, NoteKey.CHUNKED_ATTENTION).text == (
+        "Chunked local attention layers keep at most one chunk (8,192 tokens), shown as a sliding window."
+    )
 
 
 def test_llama_3_2_vision_cross_attention_layers_keep_no_per_token_cache():
@@ -241,7 +258,7 @@ def test_llama_3_2_vision_cross_attention_layers_keep_no_per_token_cache():
     assert kinds[AttentionKind.FULL][0].count == 80
     assert kinds[AttentionKind.NONE][0].count == 20
     assert model.cross_attention_layers == 20
-    assert any("image tokens" in note for note in model.notes)
+    assert SpecNote.of(NoteKey.CROSS_ATTENTION) in model.notes
 
 
 def test_qwen2_5_sliding_window_switched_off_means_full_attention():
@@ -323,6 +340,29 @@ def test_empty_config_degrades_to_a_generic_estimate():
     assert model.family == "generic"
     assert model.params_total > 0
     assert {"hidden_size", "num_layers", "vocab_size", "params_total", "family"} <= set(model.estimated_fields)
+    assert note(model, NoteKey.UNKNOWN_ARCHITECTURE).text == (
+        "Unknown architecture 'unknown': read as a standard decoder-only transformer."
+    )
+
+
+def test_chunked_layers_without_a_chunk_size_make_the_config_unreadable():
+    model = ModelSpec.from_hf_config(
+        {"model_type": "llama4_text", "layer_types": ["chunked_attention", "full_attention"], "num_hidden_layers": 2}
+    )
+
+    assert note(model, NoteKey.CONFIG_UNREADABLE).values == {"error": "TypeError"}
+    assert model.model_type == "llama4_text"
+
+
+def test_notes_are_values_a_spec_can_be_hashed_and_compared_with():
+    first, second = spec("deepseek-ai/DeepSeek-V3"), spec("deepseek-ai/DeepSeek-V3")
+
+    assert first.notes == second.notes
+    assert hash(first) == hash(second)
+    assert SpecNote.of(NoteKey.MTP_STORED, parameters=1) != SpecNote.of(NoteKey.MTP_STORED, parameters=2)
+    assert SpecNote.of("hub_elements", method="fp8", elements=3) == SpecNote(
+        "hub_elements", (("elements", 3), ("method", "fp8"))
+    )
 
 
 def test_strings_and_nones_where_numbers_belong_are_read_or_estimated():
@@ -368,6 +408,7 @@ def test_from_hf_config_never_raises_for_arbitrary_dicts(raw):
     assert isinstance(model, ModelSpec)
     assert model.params_total >= 0
     assert sum(group.count for group in model.layer_groups) == model.num_layers
+    assert all(n.key in set(NoteKey) and n.text for n in model.notes)
 
 
 @settings(max_examples=100, deadline=None)
