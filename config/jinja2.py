@@ -13,9 +13,9 @@ from markupsafe import Markup
 from calculator import labels
 from calculator.charts import context_chart
 from calculator.estimation import ENGINES, KV_DTYPES
+from calculator.formatting import format_day, format_gb, format_money, format_number
 from calculator.state import tokens_label
 from calculator.term_text import term_formula, term_label
-from config.formatting import format_day, format_gb, format_money, format_number
 
 
 def url(name: str, *args, **kwargs) -> str:

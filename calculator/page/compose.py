@@ -191,7 +191,11 @@ SECTIONS: tuple[Section, ...] = (
     Section("local", lambda w: w.local, "_local.html"),
     Section("rig", lambda w: rig_section(w.inputs), "_rig.html"),
     Section("api", lambda w: hosted_section(w.inputs, w.gpus, w.spec, w.workload), "_api.html"),
-    Section("faq", lambda w: faq_section(w.needs, w.local), "_faq.html"),
+    Section(
+        "faq",
+        lambda w: faq_section(w.inputs.display_name, w.setting, w.needs, w.local, w.gpus.ranking.cheapest),
+        "_faq.html",
+    ),
 )
 # the rendered partials, in page order (the results fragment includes each)
 PARTIALS: tuple[str, ...] = tuple(f"calculator/{s.partial}" for s in SECTIONS if s.partial)

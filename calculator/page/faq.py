@@ -1,36 +1,167 @@
-"""The figures the model's common questions are answered with."""
+"""The model's common questions, answered from the same figures as the sections above, in the reader's language.
+
+Built per request under the active language (``model_page`` runs inside the request), with the same number, money,
+size and date formats as the page's own figures; the page, the FAQ page (and its JSON-LD), the Markdown twin and the
+API print these texts as they are.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from calculator.estimation import GB, Mode, gpus_needed, usable_bytes
+from django.utils.translation import gettext
+
+from calculator.estimation import GB, Mode, RankedOffer, gpus_needed, usable_bytes
+from calculator.formatting import format_day, format_gb, format_money
+from calculator.labels import requests_phrase
+from calculator.state import tokens_label
 
 from .local import Local, MacVerdict
+from .setting import Setting
+
+
+class FaqItem(NamedTuple):
+    """One question and its answer: plain text (no markup), keyed for the page's ``data-faq`` and the API."""
+
+    key: str
+    question: str
+    answer: str
 
 
 @dataclass(frozen=True, slots=True)
 class Faq:
-    """The figures the model's FAQ answers with (the same numbers as the sections above)."""
-
-    qlora_fits_one_80gb: bool
-    fp16_fits_one_80gb: bool
-    int4_fits_one_80gb: bool
+    items: tuple[FaqItem, ...]
     smallest_mac: MacVerdict | None  # the smallest Mac that holds some precision or build, with which one
-    counts_at_fp16: tuple[tuple[int, int], ...]  # (GPU memory in GB, GPUs needed)
 
-    @property
-    def smallest_mac_gib(self) -> int | None:
-        return self.smallest_mac.ram_gib if self.smallest_mac else None
+    def answer(self, key: str) -> str:
+        return next(item.answer for item in self.items if item.key == key)
 
 
-def faq_section(needs: dict[tuple[Mode, str], int], local: Local) -> Faq:
+COUNT_SIZES_GB = (80, 48, 24)  # the GPU memory sizes "how many GPUs" answers for
+
+
+def faq_section(
+    name: str, setting: Setting, needs: dict[tuple[Mode, str], int], local: Local, cheapest: RankedOffer | None
+) -> Faq:
+    """The questions in page order; ``needs`` holds the need of every mode and generic precision (the matrix)."""
+    name = name or gettext("this model")
+    fp16, int8, int4 = (needs[(Mode.INFERENCE, p)] for p in ("fp16", "int8", "int4"))
+    lora, qlora, full = needs[(Mode.LORA, "fp16")], needs[(Mode.QLORA, "int4")], needs[(Mode.FULL, "fp16")]
     usable_80 = usable_bytes(80 * GB)
-    fp16 = needs[(Mode.INFERENCE, "fp16")]
+    context, requests = tokens_label(setting.context), requests_phrase(setting.concurrency)
+    smallest_mac = next((m for m in local.macs if m.verdict != "no"), None)
+
+    vram = gettext(
+        "About %(fp16)s at FP16, %(int8)s at INT8 and %(int4)s at INT4, with %(context)s tokens of context and "
+        "%(requests)s. Longer context and more parallel requests add KV cache on top."
+    ) % {
+        "fp16": format_gb(fp16),
+        "int8": format_gb(int8),
+        "int4": format_gb(int4),
+        "context": context,
+        "requests": requests,
+    }
+
+    if cheapest is not None:
+        cheapest_answer = gettext(
+            "%(count)s × %(gpu)s at %(provider)s, for about %(hour)s per hour (%(month)s per month around the "
+            "clock), with %(context)s tokens of context and %(requests)s."
+        ) % {
+            "count": cheapest.gpus_needed,
+            "gpu": cheapest.gpu_name,
+            "provider": cheapest.provider_name,
+            "hour": format_money(cheapest.per_hour_rounded),
+            "month": format_money(cheapest.per_month_rounded, 0),
+            "context": context,
+            "requests": requests,
+        }
+        if cheapest.offer.captured_at:
+            seen = gettext("Price seen %(date)s; prices change often.") % {
+                "date": format_day(cheapest.offer.captured_at)
+            }
+            cheapest_answer = f"{cheapest_answer} {seen}"
+    else:
+        cheapest_answer = gettext("No offer we know of holds it on one node of 8 GPUs at these settings.")
+
+    if qlora <= usable_80:
+        qlora_answer = gettext("Yes, with QLoRA: about %(qlora)s fits one 80 GB GPU.") % {"qlora": format_gb(qlora)}
+    else:
+        qlora_answer = gettext("Not on one 80 GB GPU: even QLoRA needs about %(qlora)s.") % {"qlora": format_gb(qlora)}
+    finetune = "{} {}".format(
+        qlora_answer,
+        gettext("LoRA needs about %(lora)s, full fine-tuning about %(full)s.")
+        % {"lora": format_gb(lora), "full": format_gb(full)},
+    )
+
+    if fp16 <= usable_80:
+        h100 = gettext("Yes, even at FP16 (about %(need)s).") % {"need": format_gb(fp16)}
+    elif int4 <= usable_80:
+        h100 = gettext("At INT4, yes (about %(need)s); at FP16 it needs about %(fp16)s.") % {
+            "need": format_gb(int4),
+            "fp16": format_gb(fp16),
+        }
+    else:
+        h100 = gettext("No. Even at INT4 it needs about %(need)s, so you need several GPUs.") % {
+            "need": format_gb(int4)
+        }
+
+    counts = ", ".join(
+        gettext("%(count)s × %(size)s GB") % {"count": gpus_needed(fp16, size * GB), "size": size}
+        for size in COUNT_SIZES_GB
+    )
+    count = "{} {}.".format(
+        gettext("At FP16 with %(context)s tokens of context and %(requests)s:")
+        % {"context": context, "requests": requests},
+        counts,
+    )
+
     return Faq(
-        qlora_fits_one_80gb=needs[(Mode.QLORA, "int4")] <= usable_80,
-        fp16_fits_one_80gb=fp16 <= usable_80,
-        int4_fits_one_80gb=needs[(Mode.INFERENCE, "int4")] <= usable_80,
-        smallest_mac=next((m for m in local.macs if m.verdict != "no"), None),
-        counts_at_fp16=tuple((size, gpus_needed(fp16, size * GB)) for size in (80, 48, 24)),
+        items=(
+            FaqItem("vram", gettext("How much VRAM does %(name)s need?") % {"name": name}, vram),
+            FaqItem("cheapest", gettext("What is the cheapest GPU for %(name)s?") % {"name": name}, cheapest_answer),
+            FaqItem("finetune", gettext("Can I fine-tune %(name)s on a single GPU?") % {"name": name}, finetune),
+            FaqItem("h100", gettext("Does %(name)s fit on one H100 80GB?") % {"name": name}, h100),
+            FaqItem("count", gettext("How many GPUs do I need for %(name)s?") % {"name": name}, count),
+            FaqItem("mac", gettext("Does %(name)s run on a Mac?") % {"name": name}, _mac_answer(smallest_mac)),
+            FaqItem(
+                "precision",
+                gettext("FP16, INT8 or INT4: which should I choose?"),
+                gettext(
+                    "FP16 keeps full quality and needs the most memory (about %(fp16)s here). INT8 halves the weights "
+                    "with little loss for most chat tasks. INT4 (AWQ, GPTQ or GGUF Q4) shrinks them to a quarter, "
+                    "about %(int4)s in total, with a small loss that shows mostly in maths and code."
+                )
+                % {"fp16": format_gb(fp16), "int4": format_gb(int4)},
+            ),
+            FaqItem(
+                "engine",
+                gettext("vLLM or llama.cpp?"),
+                gettext(
+                    "vLLM is built to serve many requests at once on NVIDIA and AMD GPUs and reserves most of the GPU "
+                    "memory for its KV cache. llama.cpp runs GGUF files on almost anything, Macs and CPUs included, "
+                    "and suits one person or a small team. At the same precision the memory need is similar; choose "
+                    "the engine in the calculator to see the difference."
+                ),
+            ),
+        ),
+        smallest_mac=smallest_mac,
+    )
+
+
+def _mac_answer(mac: MacVerdict | None) -> str:
+    if mac is None:
+        return gettext("Not on any Mac we list (up to 512 GB of unified memory).")
+    figures = {"gib": mac.ram_gib, "build": mac.best, "need": format_gb(mac.best_need_bytes)}
+    if mac.verdict == "raise":
+        return gettext(
+            "Yes, with enough memory: the smallest Mac it fits is one with %(gib)s GB of unified memory, at "
+            "%(build)s (about %(need)s), once a sysctl line raises the GPU memory limit to %(limit)s MB."
+        ) % {**figures, "limit": mac.wired_limit_mb}
+    return (
+        gettext(
+            "Yes, with enough memory: the smallest Mac it fits is one with %(gib)s GB of unified memory, at %(build)s "
+            "(about %(need)s)."
+        )
+        % figures
     )

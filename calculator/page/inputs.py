@@ -64,6 +64,7 @@ class PageInputs:
     hosted: Sequence[HostedPrice] = ()
     today: date = field(default_factory=date.today)
     hub_id: str = ""  # the model's Hub id, named in launch commands
+    display_name: str = ""  # the model's name as the page says it (the FAQ's questions); "" for an inline config
 
 
 def precision_label(precision: str, builds: Sequence[Build] = ()) -> str:

@@ -32,9 +32,20 @@ class PageSources:
     choices: PageChoices
 
     hub_id: str
+    display_name: str = ""
 
     def inputs(self, state: CalculatorState) -> PageInputs:
-        return PageInputs(self.spec, state, self.offers, self.gpus, self.builds, self.hosted, self.today, self.hub_id)
+        return PageInputs(
+            self.spec,
+            state,
+            self.offers,
+            self.gpus,
+            self.builds,
+            self.hosted,
+            self.today,
+            self.hub_id,
+            self.display_name,
+        )
 
 
 def _bits(build: BuildRow, params_total: int) -> float | None:
@@ -124,4 +135,5 @@ def page_sources(model: Model, facts: ModelFacts, today: date) -> PageSources:
         today=today,
         choices=page_choices(spec.max_context or model.max_context, builds, gpus),
         hub_id=model.hub_id,
+        display_name=model.display_name,
     )

@@ -6,7 +6,7 @@ import pytest
 from babel.messages.pofile import read_po
 from django.utils import translation
 
-from config.formatting import format_day, format_gb, format_money, format_number
+from calculator.formatting import format_day, format_gb, format_money, format_number
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.django_db

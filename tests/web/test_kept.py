@@ -124,7 +124,7 @@ NOT_KEPT_VALUES = {
 # Memos of pure functions whose every input, the locale or language included, is an argument, and files shipped
 # with the code, read once per process (they change only with a deploy).
 PURE_MEMOS = {
-    "config/formatting.py",  # number and date formats per value and locale
+    "calculator/formatting.py",  # number and date formats per value and locale
     "config/page_cache.py",  # a path's URL name per language
     "calculator/og_image.py",  # Pillow's bundled font per size
     "calculator/management/options.py",  # the recorded catalog ids and GPU names the CLI accepts

@@ -1,4 +1,5 @@
-"""Numbers, money, sizes and dates as each locale writes them (Babel's CLDR data), for the templates.
+"""Numbers, money, sizes and dates as each locale writes them (Babel's CLDR data): the templates' filters, and the
+texts the model page builds in Python (its FAQ) with the same formats.
 
 Pages show memory in GB = 10^9 bytes, as the reference page does, and say so.
 """
