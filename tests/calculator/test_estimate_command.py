@@ -1,15 +1,13 @@
-"""``manage.py estimate``: the estimation core from the shell, for a catalog id or a config.json path."""
+"""``manage.py estimate``: what it answers, in JSON and text, checked against the estimation core: the breakdown, the
+hardware rows, modes that do not apply, the inverse questions, speed, cost, engine capacity, offload and launch.
+What it reads and the errors it gives: ``test_estimate_command_arguments.py``."""
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from datetime import date
 from io import StringIO
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -21,7 +19,6 @@ from calculator.estimation import (
     HOURS_PER_MONTH,
     ApiPrice,
     EngineSettings,
-    Mode,
     TrafficMix,
     Workload,
     apple_fit,
@@ -35,33 +32,10 @@ from calculator.estimation import (
     speed,
 )
 from calculator.estimation.applicability import choose_mode
-from calculator.management.commands.estimate import Command
 from calculator.management.estimate_output import precision_used
 from calculator.management.options import load_spec
-from calculator.state import parse_tokens
 from pricing.gpus import gpu_by_slug, load_gpus
-
-ROOT = Path(__file__).resolve().parents[2]
-HUB = ROOT / "models_catalog" / "data" / "hub"
-
-
-def manage(*args: str, database: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """``manage.py`` in a child process, as a reader runs it (argparse and exit codes included)."""
-    env = {**os.environ, "DATABASE_URL": f"sqlite:///{database}" if database else "sqlite:///:memory:"}
-    return subprocess.run(
-        [sys.executable, str(ROOT / "manage.py"), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        check=False,
-    )
-
-
-def run(*args: str) -> dict:
-    out = StringIO()
-    call_command("estimate", *args, "--json", stdout=out)
-    return json.loads(out.getvalue())
+from tests.calculator.estimate_cli import HUB, MODEL, run, spec_of, workload_of
 
 
 def test_json_has_every_documented_field():
@@ -132,91 +106,12 @@ def test_fine_tuning_mode_reports_activations():
     assert result["kv_cache_bytes"] == 0
 
 
-@pytest.mark.parametrize(
-    ("args", "argument"),
-    [
-        (["meta-llama/Llama-3.1-8B-Instruct", "--precision", "fp3"], "--precision"),
-        (["meta-llama/Llama-3.1-8B-Instruct", "--engine", "nope"], "--engine"),
-        (["meta-llama/Llama-3.1-8B-Instruct", "--kv-dtype", "q2"], "--kv-dtype"),
-        (["meta-llama/Llama-3.1-8B-Instruct", "--mode", "train"], "--mode"),
-        (["meta-llama/Llama-3.1-8B-Instruct", "--context", "0"], "--context"),
-        (["meta-llama/Llama-3.1-8B-Instruct", "--concurrency", "many"], "--concurrency"),
-        (["meta-llama/Llama-3.1-8B-Instruct", "--params", "lots"], "--params"),
-        (["meta-llama/Llama-3.1-8B-Instruct", "--gpu", "h900"], "--gpu"),
-        (["nobody/nothing"], "model"),
-        (["/nonexistent/config.json"], "model"),
-    ],
-)
-def test_bad_arguments_give_a_one_line_error_naming_the_argument_and_exit_code_2(args, argument):
-    with pytest.raises(CommandError) as caught:
-        call_command("estimate", *args, stdout=StringIO())
-    message = str(caught.value)
-    assert message.startswith(f"{argument}:")
-    assert "\n" not in message
-    assert caught.value.returncode == 2
-
-
 def test_text_output_lists_terms_with_their_formulas_and_the_gpus():
     out = StringIO()
     call_command("estimate", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "h100-sxm", stdout=out)
     text = out.getvalue()
     assert "Weights" in text and "KV cache" in text and "Runtime overhead" in text
     assert "1 × H100 80GB" in text
-
-
-# --- units, ids and hardware names --------------------------------------------------------------------------
-
-
-def spec_of(model_id: str):
-    return load_spec(model_id, None, None)[1]
-
-
-@pytest.mark.parametrize(("text", "tokens"), [("8K", 8192), ("128k", 131_072), ("1M", 1_048_576), ("32768", 32_768)])
-def test_context_takes_the_page_units(text, tokens):
-    result = run("meta-llama/Llama-3.1-8B-Instruct", "--context", text, "--gpu", "h100-sxm")
-    assert result["workload"]["context"] == tokens == parse_tokens(text)
-    assert result["kv_cache_bytes"] == 131_072 * tokens
-
-
-def test_model_ids_are_case_insensitive_and_print_the_catalog_spelling():
-    result = run("META-LLAMA/llama-3.1-8b-INSTRUCT", "--gpu", "h100-sxm")
-    assert result["model"] == "meta-llama/Llama-3.1-8B-Instruct"
-    assert result["params_total"] == 8_030_261_248
-
-
-@pytest.mark.parametrize(
-    ("name", "slug"),
-    [
-        ("H100 80GB", "h100-sxm"),
-        ("h200 141gb", "h200-sxm"),
-        ("NVIDIA H200 NVL 141GB", "h200-nvl"),
-        ("RTX 4090 24GB", "rtx-4090"),
-        ("MI300X 192GB", "mi300x"),
-        ("a40", "a40"),
-    ],
-)
-def test_gpu_accepts_the_names_the_output_prints(name, slug):
-    result = run("meta-llama/Llama-3.1-8B-Instruct", "--gpu", name)
-    assert [row["slug"] for row in result["gpus"]] == [slug]
-
-
-def test_every_printed_gpu_name_is_accepted_back():
-    printed = run("meta-llama/Llama-3.1-8B-Instruct")
-    for row in printed["gpus"] + printed["machines"]:
-        again = run("meta-llama/Llama-3.1-8B-Instruct", "--gpu", row["name"])
-        assert [r["slug"] for r in again["gpus"] + again["machines"]] == [row["slug"]]
-
-
-def test_a_mac_chip_takes_the_memory_size_its_name_gives():
-    result = run("meta-llama/Llama-3.1-8B-Instruct", "--gpu", "Apple M3 Ultra 256 GB")
-    assert [(row["slug"], row["memory_bytes"]) for row in result["machines"]] == [("apple-m3-ultra", 256 * GIB)]
-
-
-def test_help_lists_every_gpu_slug():
-    text = Command().create_parser("manage.py", "estimate").format_help()
-    flat = "".join(text.split())  # help text wraps at hyphens
-    for gpu in load_gpus():
-        assert gpu.slug in flat
 
 
 # --- unified-memory machines --------------------------------------------------------------------------------
@@ -308,17 +203,6 @@ def test_qlora_without_a_precision_is_qlora_as_asked():
 
 
 # --- the inverse questions, speed and cost ------------------------------------------------------------------
-
-
-def workload_of(result: dict, mode: str = "inference") -> Workload:
-    w = result["workload"]
-    return Workload(
-        mode=Mode(mode),
-        context=w["context"],
-        concurrency=w["concurrency"],
-        precision=w["precision"],
-        engine=w["engine"],
-    )
 
 
 def test_max_context_and_concurrency_match_the_core_on_gpus_and_a_mac():
@@ -426,74 +310,7 @@ def test_llama_cpp_has_no_engine_capacity():
     assert "engine_capacity" not in run(MODEL, "--engine", "llama.cpp", "--precision", "q4_k_m", "--gpu", "a40")
 
 
-# --- every bad value: one line, exit 2 ----------------------------------------------------------------------
-
-MODEL = "meta-llama/Llama-3.1-8B-Instruct"
-
-
-@pytest.mark.parametrize(
-    ("args", "argument"),
-    [
-        ([MODEL, "--context", "8Q"], "--context"),
-        ([MODEL, "--context", "NaN"], "--context"),
-        ([MODEL, "--context", "inf"], "--context"),
-        ([MODEL, "--context", "1e400"], "--context"),
-        ([MODEL, "--context", "-1"], "--context"),
-        ([MODEL, "--context", "32M"], "--context"),
-        ([MODEL, "--concurrency", "NaN"], "--concurrency"),
-        ([MODEL, "--params", "1e400"], "--params"),
-        ([MODEL, "--params", "inf"], "--params"),
-        ([MODEL, "--gpus", "0"], "--gpus"),
-        ([MODEL, "--mac", "4"], "--mac"),
-        ([MODEL, "--mac", "lots"], "--mac"),
-        ([MODEL, "--gpu", "mac-1"], "--gpu"),
-        ([MODEL, "--max-context"], "--max-context"),
-        ([MODEL, "--speed"], "--speed"),
-        ([MODEL, "--gpu", "h100-sxm", "--price-per-gpu-hour", "NaN"], "--price-per-gpu-hour"),
-        ([MODEL, "--gpu", "h100-sxm", "--price-per-gpu-hour", "-2"], "--price-per-gpu-hour"),
-        ([MODEL, "--gpu", "h100-sxm", "--price-per-gpu-hour", "2", "--api-price", "1"], "--api-price"),
-        ([MODEL, "--gpu", "h100-sxm", "--price-per-gpu-hour", "2", "--api-price", "1,inf"], "--api-price"),
-        ([MODEL, "--api-price", "1,2"], "--api-price"),
-        ([MODEL, "--gpu", "h100-sxm", "--tp", "0"], "--tp"),
-        ([MODEL, "--gpu", "h100-sxm", "--gpu-memory-utilization", "1.5"], "--gpu-memory-utilization"),
-        ([MODEL, "--gpu", "h100-sxm", "--gpu-memory-utilization", "NaN"], "--gpu-memory-utilization"),
-        ([MODEL, "--gpu", "h100-sxm", "--max-model-len", "0"], "--max-model-len"),
-        ([MODEL, "--gpu", "h100-sxm", "--max-num-seqs", "many"], "--max-num-seqs"),
-        ([MODEL, "--gpu", "h100-sxm", "--price-per-gpu-hour", "2", "--api-price", "1,2", "--cached-share", "101"], ""),
-    ],
-)
-def test_more_bad_values_give_one_line_and_exit_code_2(args, argument):
-    with pytest.raises(CommandError) as caught:
-        call_command("estimate", *args, stdout=StringIO())
-    assert str(caught.value).startswith(argument or "--cached-share")
-    assert "\n" not in str(caught.value) and caught.value.returncode == 2
-
-
-def test_a_name_that_fits_several_gpus_asks_which():
-    with pytest.raises(CommandError, match="names several GPUs") as caught:
-        call_command("estimate", MODEL, "--gpu", "H100", stdout=StringIO())
-    assert caught.value.returncode == 2
-
-
-def test_unknown_gpu_suggests_slugs():
-    with pytest.raises(CommandError, match="did you mean h100-sxm"):
-        call_command("estimate", MODEL, "--gpu", "h100-sx", stdout=StringIO())
-
-
-@pytest.mark.parametrize(
-    "args",
-    [
-        [MODEL, "--context", "NaN"],
-        [MODEL, "--gpu", "h900"],
-        [MODEL, "--no-such-flag"],
-        [],
-        [MODEL, "--context"],
-    ],
-)
-def test_from_the_shell_bad_values_print_one_line_and_exit_2(args):
-    done = manage("estimate", *args)
-    assert done.returncode == 2
-    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+# --- offload, launch commands, fine-tuning frameworks -------------------------------------------------------
 
 
 def test_offload_auto_prints_the_split_speed_and_json_matching_the_core():
@@ -554,13 +371,6 @@ def test_offload_auto_prints_the_split_speed_and_json_matching_the_core():
 def test_launch_prints_each_engines_command(engine):
     data = run("qwen/qwen3-32b", "--gpu", "h100-sxm", "--launch", engine)
     assert data["launch"]["engine"] == engine and data["launch"]["script"]
-
-
-def test_offload_needs_a_gpu_and_the_ram():
-    with pytest.raises(CommandError, match="--ram"):
-        call_command("estimate", "qwen/qwen3-32b", "--gpu", "rtx-4090", "--offload", "auto", stdout=StringIO())
-    with pytest.raises(CommandError, match="--offload"):
-        call_command("estimate", "qwen/qwen3-32b", "--offload", "auto", "--ram", "64GB", stdout=StringIO())
 
 
 def test_framework_flag_changes_a_fine_tuning_estimate_and_refuses_unknown_names():

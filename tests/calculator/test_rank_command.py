@@ -11,7 +11,7 @@ from calculator.estimation import Workload, estimate, speed
 from calculator.estimation.cost import cost_per_million_tokens
 from calculator.management.options import load_spec
 from pricing.gpus import BYTES_PER_GB, gpu_by_slug
-from tests.calculator.test_estimate_command import manage
+from tests.calculator.estimate_cli import manage
 
 pytestmark = pytest.mark.django_db
 
