@@ -13,7 +13,7 @@ from django.utils.functional import Promise
 from django.utils.translation import get_language, gettext, ngettext, to_locale
 from django.utils.translation import gettext_lazy as _
 
-from calculator.estimation import ENGINES, KV_DTYPES, PRECISIONS
+from calculator.estimation import ENGINES, PRECISIONS
 from models_catalog.architecture import NoteKey, SpecNote
 from models_catalog.architecture.notes import NoteValue
 
@@ -176,11 +176,6 @@ def family_name(key: str) -> str:
         return FAMILY_NAMES[key]
     words = [w for w in key.replace("-", "_").split("_") if w]
     return " ".join(_FAMILY_WORDS.get(w.lower(), w[:1].upper() + w[1:]) for w in words)
-
-
-def kv_name(key: str) -> str:
-    found = KV_DTYPES.get(key)
-    return found.label if found else key
 
 
 def field_label(name: str) -> str:

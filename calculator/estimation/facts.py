@@ -17,11 +17,8 @@ class SpecFacts:
     counts_without_mtp: TensorCounts
     layer_facts: LayerFacts
     attention_layers: int  # layers that keep a per-token cache (full, sliding, MLA)
-    moe_expert_width: int  # per-expert MLP width, derived from the routed-expert parameter count
     active_mlp_width: int  # MLP width a token passes through (k × expert width + shared, or dense width)
     lora_params_per_rank: int  # LoRA parameters per unit of rank over attention, dense MLP and shared experts
-    weights_read_per_token: int  # parameters a decode step reads at batch 1 (active, minus input embedding)
-    expert_params_each: int  # parameters of one routed expert over all MoE layers
 
 
 def spec_facts(spec: ModelSpec) -> SpecFacts:
@@ -93,9 +90,6 @@ def _derive(spec: ModelSpec) -> SpecFacts:
         shared_width_total = c.shared_experts // (moe_layers * 3 * h)
         lora_per_rank += moe_layers * 3 * (h + shared_width_total)
 
-    expert_each = c.routed_experts // experts if experts else 0
-    active = spec.params_active if spec.params_active > 0 else total
-    read_per_token = max(0, active - (c.embedding if c.lm_head else 0))
     gqa = heads // spec.num_kv_heads if spec.num_kv_heads > 0 else 1
     layer_facts = LayerFacts(
         num_layers=max(1, spec.num_layers),
@@ -109,11 +103,8 @@ def _derive(spec: ModelSpec) -> SpecFacts:
         counts_without_mtp=counts_without_mtp,
         layer_facts=layer_facts,
         attention_layers=attention_layers,
-        moe_expert_width=expert_width,
         active_mlp_width=max(0, active_mlp_width),
         lora_params_per_rank=max(0, lora_per_rank),
-        weights_read_per_token=read_per_token,
-        expert_params_each=expert_each,
     )
 
 

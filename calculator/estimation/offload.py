@@ -264,18 +264,3 @@ def offload_split(
             "draft_bytes": max(0, draft_bytes),
         },
     )
-
-
-def draft_model_bytes(draft: ModelSpec, workload: Workload, ftype: str = "Q8_0") -> int:
-    """A draft model beside the target (llama-server -md): its GGUF weights and its own KV cache, on the GPU."""
-    weights = gguf_size(draft, ftype).text_bytes
-    kv = estimate(draft, _llama_workload(workload, ftype)).kv_cache_bytes
-    return weights + kv
-
-
-def mtp_bytes(spec: ModelSpec, ftype: str) -> int:
-    """Multi-token-prediction layers loaded for MTP speculative decoding: their parameters at the build's average
-    bits per parameter (estimated: the layers are quantized like the decoder layers they copy)."""
-    size = gguf_size(spec, ftype)
-    loaded = max(1, spec.params_total - max(0, spec.params_not_loaded) - spec.components.vision)
-    return round(max(0, spec.params_not_loaded) * size.text_bytes / loaded)

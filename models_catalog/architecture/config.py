@@ -106,14 +106,6 @@ class ConfigReader:
                 return self.defaults[key]
         return None
 
-    def num_or(self, keys: tuple[str, ...], default: int, field: str, *, minimum: int = 1) -> int:
-        """The first readable key, else ``default`` with ``field`` recorded as estimated."""
-        number = self.num(*keys, minimum=minimum)
-        if number is None:
-            self.defaulted.append(field)
-            return default
-        return number
-
     def flag(self, *keys: str) -> bool | None:
         for source in (self.inner, self.outer):
             for key in keys:

@@ -86,8 +86,8 @@ class ModelSpec:
         """Cache elements each token adds across all layers whose cache grows with context (one sequence).
 
         Full attention keeps K and V per KV head; MLA keeps one latent plus the rope key (vLLM/SGLang layout);
-        a sparse-attention indexer adds its key. Sliding-window, linear and cache-less layers are excluded:
-        see ``window_kv_elements_per_token`` and ``state_elements_per_sequence``.
+        a sparse-attention indexer adds its key. Sliding-window, linear and cache-less layers are excluded (the
+        estimation core sizes their caches: ``calculator/estimation/kv.py``).
         """
         total = 0
         for group in self.layer_groups:
@@ -96,23 +96,6 @@ class ModelSpec:
             elif group.kind is AttentionKind.MLA:
                 total += group.count * (group.latent_dim + group.rope_dim + group.indexer_dim)
         return total
-
-    def window_kv_elements(self, context_tokens: int) -> int:
-        """Cache elements of the sliding-window layers for one sequence of ``context_tokens`` (window-capped)."""
-        return sum(
-            group.count * group.kv_heads * (group.key_dim + group.value_dim) * min(context_tokens, group.window or 0)
-            for group in self.layer_groups
-            if group.kind is AttentionKind.SLIDING
-        )
-
-    @property
-    def state_elements_per_sequence(self) -> int:
-        """Fixed-size linear-attention / SSM state (recurrent + convolution) per sequence, all layers."""
-        return sum(
-            group.count * (group.state_elements + group.conv_elements)
-            for group in self.layer_groups
-            if group.kind is AttentionKind.LINEAR
-        )
 
     def summary(self) -> dict[str, object]:
         """Plain values for the catalog page and the JSON API."""
