@@ -230,7 +230,9 @@ def price_history(gpu_slug: str, *, since: date | None = None) -> list[PricePoin
 
 
 # Every page renders it: computed once per price-data generation (one index lookup, ``pricing_offer_captured_at``).
-PRICES_CAPTURED_AT: Kept[date | None] = Kept("prices-captured-at", depends_on=(PRICES_GENERATION,), seconds=24 * 60 * 60)
+PRICES_CAPTURED_AT: Kept[date | None] = Kept(
+    "prices-captured-at", depends_on=(PRICES_GENERATION,), seconds=24 * 60 * 60
+)
 
 
 def prices_captured_at() -> date | None:
