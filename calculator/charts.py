@@ -6,12 +6,19 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import TYPE_CHECKING
 
 from calculator.estimation import GB
-from calculator.page import ContextSection
+
+if TYPE_CHECKING:  # the context section builds its chart with this module
+    from calculator.page.context import BudgetLine, ContextPoint
 
 WIDTH, HEIGHT = 640, 300
 LEFT, RIGHT, TOP, BOTTOM = 64, 16, 16, 40
+# Where axis and line labels sit, in the chart's units: y labels end just left of the plot and centre on their tick
+# (a label's baseline a third of its 12-unit height below it), x labels below the plot, line labels just above
+# their line at its right end.
+Y_LABEL_GAP, LABEL_BASELINE, X_LABEL_DROP, LINE_LABEL_GAP = 6, 4, 18, 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,12 +26,21 @@ class Tick:
     position: float
     value: int  # tokens on the x axis, bytes on the y axis
 
+    @property
+    def label_y(self) -> float:
+        """The baseline of a y tick's label."""
+        return self.position + LABEL_BASELINE
+
 
 @dataclass(frozen=True, slots=True)
 class Line:
     label: str
     y: float
     usable_bytes: int
+
+    @property
+    def label_y(self) -> float:
+        return self.y - LINE_LABEL_GAP
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +57,20 @@ class Chart:
     y_ticks: tuple[Tick, ...]
     lines: tuple[Line, ...]
 
+    @property
+    def y_label_x(self) -> int:
+        """Where the y labels end (they are right-aligned)."""
+        return self.plot_left - Y_LABEL_GAP
+
+    @property
+    def x_label_y(self) -> int:
+        return self.plot_bottom + X_LABEL_DROP
+
+    @property
+    def line_label_x(self) -> int:
+        """Where the budget lines' labels end (right-aligned)."""
+        return self.plot_right - LINE_LABEL_GAP
+
 
 def _nice_step(span: float) -> float:
     raw = span / 5
@@ -51,14 +81,13 @@ def _nice_step(span: float) -> float:
     return 10 * magnitude
 
 
-def context_chart(section: ContextSection) -> Chart | None:
+def context_chart(points: Sequence[ContextPoint], budgets: Sequence[BudgetLine]) -> Chart | None:
     """Memory against context length (log scale), with budget lines for common hardware that fall in range."""
-    points = section.points
     if len(points) < 2:
         return None
     low, high = points[0].context, points[-1].context
     top_bytes = max(p.total_bytes for p in points)
-    in_range = [b for b in section.budgets if b.usable_bytes <= top_bytes * 1.6]
+    in_range = [b for b in budgets if b.usable_bytes <= top_bytes * 1.6]
     y_max = max([top_bytes, *(b.usable_bytes for b in in_range)]) * 1.08
     step = _nice_step(y_max / GB) * GB
     y_max = math.ceil(y_max / step) * step
@@ -124,7 +153,15 @@ class PriceChart:
     median: str  # polyline points
     cheapest: str
     x_ticks: tuple[tuple[float, str], ...]  # (x, ISO day)
-    y_ticks: tuple[tuple[float, float], ...]  # (y, USD per GPU-hour)
+    y_ticks: tuple[tuple[float, float, float], ...]  # (y, its label's baseline, USD per GPU-hour)
+
+    @property
+    def y_label_x(self) -> int:
+        return self.plot_left - Y_LABEL_GAP
+
+    @property
+    def x_label_y(self) -> int:
+        return self.plot_bottom + X_LABEL_DROP
 
 
 def price_chart(days: Sequence[tuple[date, float, float]]) -> PriceChart | None:
@@ -156,7 +193,7 @@ def price_chart(days: Sequence[tuple[date, float, float]]) -> PriceChart | None:
         " ".join(f"{x(day)},{y(median)}" for day, median, _c in days),
         " ".join(f"{x(day)},{y(cheapest)}" for day, _m, cheapest in days),
         ticks,
-        tuple((y(v), v) for v in _range(0, top, step)),
+        tuple((y(v), y(v) + LABEL_BASELINE, v) for v in _range(0, top, step)),
     )
 
 

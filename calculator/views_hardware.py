@@ -142,6 +142,15 @@ class Compared:
     page: ModelPage | None
     reason: str  # why a model cannot be sized
 
+    @property
+    def params_billions(self) -> float | None:
+        return self.model.params_total / 1e9 if self.model.params_total else None
+
+    @property
+    def active_billions(self) -> float | None:
+        """Parameters active per token, for a mixture of experts only."""
+        return self.model.params_active / 1e9 if self.model.is_moe and self.model.params_active else None
+
 
 @require_GET
 def compare(request: HttpRequest) -> HttpResponse:

@@ -11,7 +11,6 @@ from jinja2.runtime import Context
 from markupsafe import Markup
 
 from calculator import labels
-from calculator.charts import context_chart
 from calculator.estimation import ENGINES, KV_DTYPES
 from calculator.formatting import format_day, format_gb, format_money, format_number
 from calculator.state import tokens_label
@@ -107,7 +106,6 @@ def environment(**options) -> Environment:
             "engines": ENGINES,
             "kv_dtypes": KV_DTYPES,
             "tokens_label": tokens_label,
-            "context_chart": context_chart,
         }
     )
     env.filters.update(

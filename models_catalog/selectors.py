@@ -404,6 +404,7 @@ def model_facts(model: Model) -> ModelFacts:
 class FeaturedModel:
     url: str
     display_name: str
+    hub_id: str
     params_billions: float | None  # the page formats it for the reader's locale
     is_moe: bool
 
@@ -414,6 +415,7 @@ def featured_models(limit: int = 12) -> list[FeaturedModel]:
         FeaturedModel(
             url=m.url,
             display_name=m.display_name,
+            hub_id=m.hub_id,
             params_billions=m.params_total / 1e9 if m.params_total else None,
             is_moe=bool(m.is_moe),
         )

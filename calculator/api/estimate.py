@@ -139,8 +139,8 @@ def estimate_json(page: ModelPage, state: CalculatorState, model_id: str | None)
                 "runtimes": list(row.runtimes),
                 "smallest_mac_gib": row.smallest_mac_gib,
                 "one_gpu": row.one_gpu,
-                "gpu_count": row.gpu_count[0] if row.gpu_count else None,
-                "gpu_count_name": row.gpu_count[1] if row.gpu_count else None,
+                "gpu_count": row.gpu_count.count if row.gpu_count else None,
+                "gpu_count_name": row.gpu_count.gpu_name if row.gpu_count else None,
             }
             for row in page.builds
         ],

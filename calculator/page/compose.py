@@ -20,7 +20,17 @@ from .hosted import SelfHostVsApi, hosted_section
 from .inverse import Inverse, inverse_section
 from .local import Local, Rig, local_section, rig_section
 from .setting import MATRIX_PRECISIONS, MODES, Cheapest, PageEstimates, Setting, setting_for
-from .sizes import BreakdownRow, BuildRow, MatrixCell, ModeCard, PrecisionCard, Summary, build_rows
+from .sizes import (
+    BreakdownRow,
+    BuildRow,
+    MatrixCell,
+    ModeCard,
+    ModeCards,
+    PrecisionCard,
+    PrecisionCards,
+    Summary,
+    build_rows,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,8 +63,8 @@ class ModelPage:
     gpus: Gpus
     commands: Commands
     matrix: tuple[tuple[str, tuple[MatrixCell, ...]], ...]
-    precision_cards: tuple[PrecisionCard, ...]
-    mode_cards: tuple[ModeCard, ...]
+    precision_cards: PrecisionCards
+    mode_cards: ModeCards
     builds: tuple[BuildRow, ...]
     context: ContextSection
     inverse: Inverse | None
@@ -132,28 +142,26 @@ def _matrix(work: PageWork) -> tuple[tuple[str, tuple[MatrixCell, ...]], ...]:
     )
 
 
-def _precision_cards(work: PageWork) -> tuple[PrecisionCard, ...]:
-    needs = work.needs
-    return tuple(
-        PrecisionCard(p, precision_label(p), needs[(Mode.INFERENCE, p)], work.cheapest(needs[(Mode.INFERENCE, p)]))
-        for p in MATRIX_PRECISIONS
-    )
+def _precision_cards(work: PageWork) -> PrecisionCards:
+    def card(precision: str) -> PrecisionCard:
+        need = work.needs[(Mode.INFERENCE, precision)]
+        return PrecisionCard(precision, precision_label(precision), need, work.cheapest(need))
+
+    return PrecisionCards(fp16=card("fp16"), int8=card("int8"), int4=card("int4"))
 
 
-MODE_CARDS: tuple[tuple[Mode, str], ...] = (
-    (Mode.INFERENCE, "fp16"),
-    (Mode.LORA, "fp16"),
-    (Mode.QLORA, "int4"),
-    (Mode.FULL, "fp16"),
-)
-
-
-def _mode_cards(work: PageWork) -> tuple[ModeCard, ...]:
+def _mode_cards(work: PageWork) -> ModeCards:
     inference_fp16 = work.needs[(Mode.INFERENCE, "fp16")]
-    return tuple(
-        ModeCard(mode, precision, need, need / inference_fp16, work.cheapest(need))
-        for mode, precision in MODE_CARDS
-        for need in (work.needs[(mode, precision)],)
+
+    def card(mode: Mode, precision: str) -> ModeCard:
+        need = work.needs[(mode, precision)]
+        return ModeCard(mode, precision, need, need / inference_fp16, work.cheapest(need))
+
+    return ModeCards(
+        inference=card(Mode.INFERENCE, "fp16"),
+        lora=card(Mode.LORA, "fp16"),
+        qlora=card(Mode.QLORA, "int4"),
+        full=card(Mode.FULL, "fp16"),
     )
 
 

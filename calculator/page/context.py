@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from calculator.charts import Chart, context_chart
 from calculator.estimation import Mode, Workload, max_context, usable_bytes
 from calculator.page.inputs import precision_label
 from calculator.state import PRESET_CONTEXTS, CalculatorState
@@ -51,6 +52,7 @@ class ContextSection:
     points: tuple[ContextPoint, ...]
     budgets: tuple[BudgetLine, ...]
     headroom: Headroom | None
+    chart: Chart | None  # the points and the budget lines in range, drawn; None below two points
 
 
 def _context_points(max_ctx: int | None, current: int) -> tuple[int, ...]:
@@ -80,7 +82,9 @@ def context_section(
     gpu = index.get(HEADROOM_GPU)
     if gpu is not None:
         headroom = _headroom(estimates, state, setting, spec, gpu)
-    return ContextSection(setting.precision_label, tuple(points), tuple(budgets), headroom)
+    return ContextSection(
+        setting.precision_label, tuple(points), tuple(budgets), headroom, context_chart(points, budgets)
+    )
 
 
 def _headroom(

@@ -32,6 +32,20 @@ class SelfHostVsApi:
     reachable: bool | None
     mix: TrafficMix
 
+    @property
+    def compared_provider(self) -> str:
+        """The hosted API the break-even compares with: the first row's."""
+        return self.rows[0].hosted.provider if self.rows else ""
+
+    @property
+    def break_even_million_tokens(self) -> float | None:
+        """Generated tokens a month at which self-hosting costs the same, in millions (as the page says it)."""
+        return self.break_even_tokens / 1_000_000 if self.break_even_tokens is not None else None
+
+    @property
+    def capacity_million_tokens(self) -> float | None:
+        return self.capacity_tokens / 1_000_000 if self.capacity_tokens is not None else None
+
 
 def hosted_section(inputs: PageInputs, gpus: Gpus, spec: ModelSpec, workload: Workload) -> SelfHostVsApi:
     state = inputs.state

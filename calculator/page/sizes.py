@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from calculator.estimation import GIB, Mode, RankedOffer, Term, apple_fit, fit
@@ -14,12 +14,23 @@ from pricing.gpus import GpuSpec
 from .gpus import gpu_index, smallest_single_gpu
 from .setting import PageEstimates
 
+BAR_WIDTH = 1000  # the stacked bar's width in its SVG's user units
+
 
 @dataclass(frozen=True, slots=True)
 class BreakdownRow:
     term: Term
     share: float  # of the GPU total, 0..1, for the stacked bar (0 for terms kept in host RAM)
     offset: float  # where its segment starts in the bar, 0..1
+
+    @property
+    def bar_x(self) -> float:
+        """Where its segment starts in the stacked bar, in the bar's units."""
+        return self.offset * BAR_WIDTH
+
+    @property
+    def bar_width(self) -> float:
+        return self.share * BAR_WIDTH
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,12 +60,45 @@ class PrecisionCard:
 
 
 @dataclass(frozen=True, slots=True)
+class PrecisionCards:
+    """Inference at each generic precision of the matrix, with its cheapest configuration; in page order when
+    iterated."""
+
+    fp16: PrecisionCard
+    int8: PrecisionCard
+    int4: PrecisionCard
+
+    def __iter__(self) -> Iterator[PrecisionCard]:
+        return iter((self.fp16, self.int8, self.int4))
+
+
+@dataclass(frozen=True, slots=True)
 class ModeCard:
     mode: Mode
     precision: str
     need_bytes: int
     ratio: float  # to inference at FP16
     cheapest: RankedOffer | None
+
+
+@dataclass(frozen=True, slots=True)
+class ModeCards:
+    """Each deployment at the precision it trains or serves on (QLoRA on a 4-bit base, the others at FP16); in page
+    order when iterated."""
+
+    inference: ModeCard
+    lora: ModeCard
+    qlora: ModeCard
+    full: ModeCard
+
+    def __iter__(self) -> Iterator[ModeCard]:
+        return iter((self.inference, self.lora, self.qlora, self.full))
+
+
+@dataclass(frozen=True, slots=True)
+class GpuCount:
+    count: int
+    gpu_name: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +109,7 @@ class BuildRow:
     runtimes: tuple[str, ...]
     smallest_mac_gib: int | None
     one_gpu: str | None  # the smallest single GPU it fits on
-    gpu_count: tuple[int, str] | None  # else: how many of the largest common GPU
+    gpu_count: GpuCount | None  # else: how many of the largest common GPU
 
 
 def _smallest_mac(need: int) -> int | None:
@@ -88,7 +132,7 @@ def build_rows(
         one = smallest_single_gpu(need, gpus) if need else None
         count = None
         if need and one is None and h100 is not None:
-            count = (fit(need, h100).count, h100.short_name)
+            count = GpuCount(fit(need, h100).count, h100.short_name)
         rows.append(
             BuildRow(
                 build=build,
