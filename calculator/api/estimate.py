@@ -2,7 +2,8 @@
 
 The numbers are the page's numbers because they come from the same call with the same inputs; this module only
 names them (bytes as integers of bytes, money as USD beside its capture date) and adds each term's label and
-formula from ``calculator.term_text``.
+formula from ``calculator.term_text``. Every section of the page (``calculator.page.SECTIONS``) is a member named as
+the section is, but for those ``JSON_MEMBER`` names otherwise (tests/calculator/test_page_sections.py).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import asdict
 from typing import Any
 
 from calculator.estimation import RankedOffer
-from calculator.page import ModelPage, OfferRow
+from calculator.page import ModelPage, OfferRow, Rig
 from calculator.state import CalculatorState
 from calculator.term_text import term_formula, term_label
 
@@ -45,6 +46,25 @@ def _offer(ranked: RankedOffer, row: OfferRow | None = None) -> dict[str, Any]:
 
 def _maybe_offer(ranked: RankedOffer | None) -> dict[str, Any] | None:
     return _offer(ranked) if ranked is not None else None
+
+
+# The sections whose JSON member has another name: the breakdown rows are the breakdown's terms, with their shares.
+JSON_MEMBER = {"rows": "breakdown"}
+
+
+def _rig(rig: Rig | None, state: CalculatorState) -> dict[str, Any] | None:
+    if rig is None:
+        return None
+    return {
+        "gpu": rig.gpu.slug,
+        "gpu_name": rig.gpu.short_name,
+        "gpus": rig.gpus,
+        "ram_gib": rig.ram_gib,
+        "context": state.context,
+        "rows": [asdict(row) for row in rig.rows],
+        "best_file_type": rig.best.file_type if rig.best else None,
+        "command": rig.command or None,
+    }
 
 
 def estimate_json(page: ModelPage, state: CalculatorState, model_id: str | None) -> dict[str, Any]:
@@ -99,6 +119,13 @@ def estimate_json(page: ModelPage, state: CalculatorState, model_id: str | None)
             "newest_capture": page.gpus.newest_capture,
             "any_stale": page.gpus.any_stale,
             "any_low_confidence": page.gpus.any_low_confidence,
+        },
+        "commands": {
+            "cloud_engine": page.commands.cloud_engine,
+            "cloud": page.commands.cloud or None,
+            "cloud_gpus": page.commands.cloud_gpus or None,
+            "mac_gib": page.commands.mac_gib,
+            "mac": page.commands.mac or None,
         },
         "matrix": [
             {"mode": cell.mode.value, "precision": cell.precision, "need_bytes": cell.need_bytes}
@@ -173,6 +200,7 @@ def estimate_json(page: ModelPage, state: CalculatorState, model_id: str | None)
             ],
             "macs": [asdict(mac) for mac in page.local.macs],
         },
+        "rig": _rig(page.rig, state),
         "api": {
             "self_host": _maybe_offer(api.self_host),
             "tokens_per_s": api.tokens_per_s,
@@ -200,4 +228,5 @@ def estimate_json(page: ModelPage, state: CalculatorState, model_id: str | None)
             "self_host_capacity_tokens_per_month": api.capacity_tokens,
             "self_host_can_reach_break_even": api.reachable,
         },
+        "faq": [item._asdict() for item in page.faq.items],
     }

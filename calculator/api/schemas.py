@@ -203,6 +203,16 @@ class SummaryOut(Schema):
     smallest_gpu_name: str
 
 
+class CommandsOut(Schema):
+    cloud_engine: str = Field(..., description="the engine the cloud command starts: vllm or sglang")
+    cloud: str | None = Field(
+        ..., description="shell lines that start the cheapest configuration; null for fine-tuning or when none fits"
+    )
+    cloud_gpus: int | None = Field(..., description="GPUs the cloud command runs the model on")
+    mac_gib: int | None = Field(..., description="unified memory of the smallest Mac that holds the model (MLX)")
+    mac: str | None = Field(..., description="shell lines that start it there, with the sysctl line when needed")
+
+
 class MatrixCellOut(Schema):
     mode: str
     precision: str
@@ -301,6 +311,29 @@ class LocalOut(Schema):
     macs: list[MacOut]
 
 
+class RigRowOut(Schema):
+    file_type: str = Field(..., description="GGUF file type, e.g. Q4_K_M")
+    fits: bool
+    placement: str = Field(..., description="gpu, experts_cpu, n_cpu_moe, layers or none")
+    gpu_layers: int
+    cpu_moe_layers: int
+    gpu_bytes: int
+    host_bytes: int
+    tokens_per_s: float | None = Field(..., description="estimated, one request; null when it does not fit")
+    limit: str = Field(..., description="what bounds the speed: gpu_bandwidth, ram_bandwidth, overhead or unknown")
+
+
+class RigOut(Schema):
+    gpu: str
+    gpu_name: str
+    gpus: int
+    ram_gib: int
+    context: int
+    rows: list[RigRowOut] = Field(..., description="llama.cpp on the machine, widest file type first")
+    best_file_type: str | None
+    command: str | None = Field(..., description="llama-server for the widest file type that fits")
+
+
 class HostedOut(Schema):
     route: str
     provider: str
@@ -328,6 +361,12 @@ class BreakEvenOut(Schema):
     self_host_can_reach_break_even: bool | None
 
 
+class FaqItemOut(Schema):
+    key: str
+    question: str
+    answer: str = Field(..., description="plain text, in English like every label of the API")
+
+
 class EstimateOut(Schema):
     model: str | None = Field(..., description="catalog id; null for an inline config")
     parameters: dict[str, Any] = Field(..., description="the calculator state the numbers are for")
@@ -335,6 +374,7 @@ class EstimateOut(Schema):
     breakdown: BreakdownOut
     summary: SummaryOut
     gpus: GpusOut
+    commands: CommandsOut
     matrix: list[MatrixCellOut]
     precision_cards: list[CardOut]
     mode_cards: list[CardOut]
@@ -342,7 +382,11 @@ class EstimateOut(Schema):
     context: ContextOut
     inverse: InverseOut | None
     local: LocalOut
+    rig: RigOut | None = Field(
+        ..., description="the reader's machine (rig, rig_gpus, ram): where llama.cpp puts each file type, how fast"
+    )
     api: BreakEvenOut
+    faq: list[FaqItemOut] = Field(..., description="the model's common questions, answered from these figures")
 
 
 class InlineConfig(Schema):

@@ -207,6 +207,8 @@ SECTIONS: tuple[Section, ...] = (
 )
 # the rendered partials, in page order (the results fragment includes each)
 PARTIALS: tuple[str, ...] = tuple(f"calculator/{s.partial}" for s in SECTIONS if s.partial)
+# every section's Markdown, in page order (the Markdown twin includes each): templates/calculator/md/_<name>.md
+MARKDOWN_PARTIALS: tuple[str, ...] = tuple(f"calculator/md/_{s.name}.md" for s in SECTIONS)
 
 
 def model_page(inputs: PageInputs) -> ModelPage:

@@ -13,7 +13,7 @@ from markupsafe import Markup
 
 from calculator.hardware import Hardware, popular_hardware
 from calculator.page.basis import PageBasis, kept_section, page_basis
-from calculator.page.compose import PARTIALS, ModelPage, model_page
+from calculator.page.compose import MARKDOWN_PARTIALS, PARTIALS, ModelPage, model_page
 from calculator.state import PRESET_CONTEXTS, CalculatorState, Ignored, PageChoices, parse_state, state_query
 from models_catalog.architecture import SpecNote
 from models_catalog.models import Model
@@ -43,6 +43,7 @@ class ModelPageView:
     remembered_rig: bool = False
     popular_hardware: tuple[Hardware, ...] = ()
     partials: tuple[str, ...] = PARTIALS
+    markdown_partials: tuple[str, ...] = MARKDOWN_PARTIALS
 
     def template_context(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

@@ -1,0 +1,141 @@
+"""Every section of the model page (calculator/page/compose.py, SECTIONS) has all three renderings: its field of
+ModelPage, its member of the API's estimate JSON and its block of the Markdown twin, in both languages.
+
+A section added to SECTIONS without its JSON member or its Markdown partial fails here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.template.loader import render_to_string
+from django.test import RequestFactory
+from django.utils import translation
+
+from calculator.api.estimate import JSON_MEMBER
+from calculator.formatting import format_gb
+from calculator.page import SECTIONS, ModelPage
+from calculator.page.compose import MARKDOWN_PARTIALS
+from calculator.page.view import model_page_view
+from models_catalog import selectors, services
+from tests.models_catalog.html import parse
+
+SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
+MODELS = ["zai-org/GLM-5.3-Flash", "meta-llama/Llama-3.1-8B-Instruct"]
+MARKDOWN_DIR = Path(__file__).resolve().parents[2] / "templates" / "calculator" / "md"
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def seed_site():
+    services.model_import_offline(SHIPPED, only=MODELS)
+    call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
+
+
+def _estimate(client, hub_id: str) -> dict:
+    response = client.get(f"/api/v1/estimate?model={hub_id}")
+    assert response.status_code == 200, response.content[:500]
+    return json.loads(response.content)
+
+
+def _markdown(client, language: str, hub_id: str) -> str:
+    response = client.get(f"/{language}/models/{hub_id}.md")
+    assert response.status_code == 200, response.content[:500]
+    assert response["Content-Type"].startswith("text/markdown")
+    return response.content.decode()
+
+
+def _section_blocks(language: str, hub_id: str) -> dict[str, str]:
+    """Each section's Markdown partial rendered on its own, for the page's default state in ``language``."""
+    request = RequestFactory().get(f"/{language}/models/{hub_id}.md")
+    with translation.override(language):
+        view = model_page_view(request, selectors.model_by_hub_id(hub_id))
+        context = view.template_context()
+        return {
+            section.name: render_to_string(partial, context, request=request)
+            for section, partial in zip(SECTIONS, view.markdown_partials, strict=True)
+        }
+
+
+def test_every_section_is_a_field_of_the_model_page_in_page_order():
+    names = [f.name for f in fields(ModelPage)]
+    sections = [s.name for s in SECTIONS]
+    assert set(sections) <= set(names)
+    assert [name for name in names if name in sections] == sections
+    assert len(set(sections)) == len(sections)
+
+
+def test_there_is_one_markdown_partial_per_section_and_no_other():
+    on_disk = sorted(f"calculator/md/{path.name}" for path in MARKDOWN_DIR.glob("*.md"))
+    assert on_disk == sorted(MARKDOWN_PARTIALS)
+    assert len(MARKDOWN_PARTIALS) == len(SECTIONS)
+
+
+@pytest.mark.parametrize("hub_id", MODELS)
+def test_the_estimate_json_has_a_member_for_every_section(client, seed_site, hub_id):
+    data = _estimate(client, hub_id)
+    missing = [s.name for s in SECTIONS if JSON_MEMBER.get(s.name, s.name) not in data]
+    assert missing == []
+    assert [item["key"] for item in data["faq"]] == [
+        "vram",
+        "cheapest",
+        "finetune",
+        "h100",
+        "count",
+        "mac",
+        "precision",
+        "engine",
+    ]
+    assert data["commands"]["cloud"].startswith(("vllm serve", "python -m sglang"))
+    assert data["rig"]["gpu"] == "rtx-4090" and len(data["rig"]["rows"]) >= 1  # the default machine
+
+
+@pytest.mark.parametrize("hub_id", MODELS)
+def test_an_inline_config_estimate_has_every_section_too(client, seed_site, hub_id):
+    model = selectors.model_by_hub_id(hub_id)
+    body = {"config": model.config, "params_total": model.params_total, "params_active": model.params_active}
+    response = client.post("/api/v1/estimate", json.dumps(body), content_type="application/json")
+    assert response.status_code == 200, response.content[:500]
+    data = json.loads(response.content)
+    assert [s.name for s in SECTIONS if JSON_MEMBER.get(s.name, s.name) not in data] == []
+    assert data["faq"][0]["question"] == "How much VRAM does this model need?"
+
+
+@pytest.mark.parametrize("hub_id", MODELS)
+def test_the_markdown_twin_has_a_block_for_every_section_in_both_languages(client, seed_site, hub_id):
+    headings = {}
+    for language in ("en", "de"):
+        text = _markdown(client, language, hub_id)
+        blocks = _section_blocks(language, hub_id)
+        position = 0
+        for name, block in blocks.items():
+            heading, _, body = block.partition("\n")
+            assert heading.startswith("## "), f"{name}: the block does not start with its heading"
+            assert body.strip(), f"{name}: the block is a heading only"
+            found = text.find(block.strip(), position)
+            assert found >= 0, f"{name}: the {language} twin lacks the section's block"
+            position = found
+            headings[(language, name)] = heading
+        assert "<" not in text.split("\n", 1)[1].replace("<https", "")  # Markdown, not HTML
+        assert "\n\n\n" not in text
+    untranslated = [name for name in SECTIONS if headings[("en", name.name)] == headings[("de", name.name)]]
+    assert untranslated == []
+
+
+@pytest.mark.parametrize("hub_id", MODELS)
+def test_the_need_is_the_same_in_the_json_the_html_and_the_markdown(client, seed_site, hub_id):
+    need = _estimate(client, hub_id)["summary"]["need_bytes"]
+    html = parse(client.get(f"/en/models/{hub_id}/").content)
+    headline = html.one(id="summary-heading")
+    assert int(headline.attrs["data-need-bytes"]) == need
+    with translation.override("en"):
+        shown = format_gb(need).replace("\xa0", " ")  # "708 GB"
+    assert f"needs about {shown} of GPU memory" in headline.text.replace("\xa0", " ")
+    markdown = re.search(r"^## .* needs about (.+) of GPU memory$", _markdown(client, "en", hub_id), re.M)
+    assert markdown is not None and markdown.group(1).replace("\xa0", " ") == shown
