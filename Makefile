@@ -6,7 +6,7 @@ MANAGE := $(BIN)python manage.py
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run serve-prod worker beat migrate data test check lint typecheck format messages bench bench-quick wrk clean
+.PHONY: install run serve-prod worker beat migrate data test test-fast check lint typecheck format messages bench bench-quick wrk clean
 
 # Creates the virtualenv and installs the project with its test tools (re-runs when pyproject.toml changes).
 $(VENV)/.installed: pyproject.toml
@@ -37,8 +37,20 @@ worker:
 beat:
 	$(BIN)celery -A config beat --loglevel=INFO --schedule /tmp/celerybeat-schedule
 
+# The suite runs in parallel, one pytest-xdist worker per core, each with its own test database, Redis database,
+# live server, Chromium and bundled site (tests/conftest.py). --dist loadgroup: tests marked xdist_group share a
+# worker; every other test goes to whichever worker is free. PYTEST_WORKERS=0 runs everything in this process.
+PYTEST_WORKERS ?= auto
+PYTEST_XDIST := -n $(PYTEST_WORKERS) --dist loadgroup
+
+# Every test.
 test: install
-	$(BIN)pytest
+	$(BIN)pytest $(PYTEST_XDIST)
+
+# Every test but the browser ones and the slow real-service ones (a Celery worker, a fresh interpreter or a
+# million-row table per test): the quick check while working; `make test` before pushing.
+test-fast: install
+	$(BIN)pytest $(PYTEST_XDIST) -m "not browser and not slow"
 
 lint: install
 	$(BIN)ruff check .

@@ -10,7 +10,8 @@ import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.conf import settings
@@ -19,6 +20,45 @@ from tests.support import ROOT, running_worker
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+
+
+REDIS_DATABASES = 16  # Redis's default `databases`
+
+
+def worker_redis_url(redis_url: str, index: int) -> str:
+    """The Redis URL of the index-th pytest-xdist worker: the same server, the database number after the one before.
+
+    Every test clears the cache (a FLUSHDB on Redis) and the Celery tests purge the broker and start real workers
+    against it, so two pytest processes sharing one Redis database would wipe each other's cache, queue and results.
+    """
+    parts = urlsplit(redis_url)
+    database = int(parts.path.strip("/") or 0) + index
+    if database >= REDIS_DATABASES:
+        raise pytest.UsageError(
+            f"{redis_url}: pytest-xdist worker {index} would need Redis database {database}; use fewer workers (-n) "
+            f"or a lower database number in REDIS_URL"
+        )
+    return urlunsplit(parts._replace(path=f"/{database}"))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_setupnodes(config: pytest.Config, specs: list[Any]) -> None:
+    """Under pytest-xdist each worker process gets its own Redis database (REDIS_URL db, db + 1, ...), set in its
+    environment before it loads the Django settings. Its test database is its own already (pytest-django suffixes
+    the name with the worker id, `test_<name>_gw0`), and so are its live server, Chromium and bundled site (session
+    fixtures, on free ports)."""
+    redis_url = os.environ.get("REDIS_URL")
+    if not redis_url:
+        return
+    for index, spec in enumerate(specs):
+        spec.env["REDIS_URL"] = worker_redis_url(redis_url, index)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that starts a real Celery worker is slow (a worker process per test)."""
+    for item in items:
+        if "celery_worker" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
 
 
 def missing_service(reason: str) -> NoReturn:

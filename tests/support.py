@@ -20,6 +20,34 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@contextmanager
+def rows_for_the_module(django_db_blocker: Any, write: Callable[[], object]) -> Iterator[None]:
+    """Write rows once for a whole module and roll them back after its last test.
+
+    For a module-scoped fixture whose tests run in the test transaction (`django_db`, not `transaction=True`): the
+    rows are written in an outer transaction left open, each test runs in a savepoint inside it and is rolled back
+    to it, so every test starts from exactly the rows ``write`` wrote, as if it had written them itself. A
+    transactional test would empty the tables for everyone after it: never use this for one.
+    """
+    from django.db import transaction
+
+    outer = transaction.atomic()
+    with django_db_blocker.unblock():
+        outer.__enter__()
+        try:
+            write()
+        except BaseException:
+            transaction.set_rollback(True)
+            outer.__exit__(None, None, None)
+            raise
+    try:
+        yield
+    finally:
+        with django_db_blocker.unblock():
+            transaction.set_rollback(True)
+            outer.__exit__(None, None, None)
+
+
 def wait_for(condition: Callable[[], object], timeout: float, interval: float = 0.2) -> bool:
     """Poll ``condition`` until it is truthy or ``timeout`` seconds pass (no fixed sleeps in tests)."""
     deadline = time.monotonic() + timeout

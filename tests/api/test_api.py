@@ -22,19 +22,32 @@ from calculator.page import sources as page_data
 from calculator.state import FIELD_NAMES, parse_state
 from models_catalog import selectors, services
 from pricing.api_price_services import api_prices_load
+from tests.support import rows_for_the_module
 
 SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
 GLM = "zai-org/GLM-5.3-Flash"
 ESTIMATE = f"/api/v1/estimate?model={GLM}"
 
-pytestmark = pytest.mark.django_db
+# Under pytest-xdist one worker runs the whole module in a row, so its rows are written once.
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("api")]
 
 
-@pytest.fixture
-def seed_site():
+def _write_site() -> None:
     services.model_import_offline(SHIPPED)
     call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
     api_prices_load()
+
+
+@pytest.fixture(scope="module")
+def _site_rows(django_db_setup, django_db_blocker):
+    with rows_for_the_module(django_db_blocker, _write_site):
+        yield
+
+
+@pytest.fixture
+def seed_site(_site_rows, db):
+    """The bundled catalog, the seed offers and the API prices: written once for the module (the import alone takes
+    about a second), rolled back to after each test."""
 
 
 @pytest.fixture(autouse=True)

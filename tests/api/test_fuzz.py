@@ -28,6 +28,7 @@ from schemathesis.specs.openapi.checks import (
 
 from models_catalog import services
 from pricing.api_price_services import api_prices_load
+from tests.support import rows_for_the_module
 
 SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
@@ -62,15 +63,27 @@ RUNS: tuple[tuple[str, str, schemathesis.GenerationMode, dict[str, Any], int], .
 CASES: Counter[str] = Counter()
 STATUSES: Counter[tuple[str, int]] = Counter()
 
-pytestmark = pytest.mark.django_db
+# Under pytest-xdist one worker runs the whole module in a row, so its rows are written once.
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("api-fuzz")]
 
 
-@pytest.fixture
-def api_schema(settings):
-    settings.API_RATE_LIMIT = ""  # the fuzz run is one client sending hundreds of requests
+def _write_site() -> None:
     services.model_import_offline(SHIPPED)
     call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
     api_prices_load()
+
+
+@pytest.fixture(scope="module")
+def _site_rows(django_db_setup, django_db_blocker):
+    """The catalog, the seed offers and the API prices, written once for the module's 16 runs, rolled back to after
+    each run."""
+    with rows_for_the_module(django_db_blocker, _write_site):
+        yield
+
+
+@pytest.fixture
+def api_schema(settings, _site_rows, db):
+    settings.API_RATE_LIMIT = ""  # the fuzz run is one client sending hundreds of requests
     # The WSGI handler closes database connections when a request starts and ends; inside the test's transaction
     # that would close the one connection the test holds (PostgreSQL then answers "the connection is closed").
     # Django's own test client disconnects these receivers the same way.

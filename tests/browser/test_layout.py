@@ -8,11 +8,9 @@ something.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from tests.browser.bundled_site import COLOR_SCHEMES, LANGUAGES, PAGE_TYPES, WIDTHS, serve_bundled_site
+from tests.browser.bundled_site import COLOR_SCHEMES, LANGUAGES, PAGE_TYPES, WIDTHS
 from tests.browser.layout import axe_violations, describe_axe_violations, horizontal_overflow, overlapping_text
 
 pytestmark = pytest.mark.browser
@@ -82,12 +80,6 @@ def test_checks_leave_sideways_scrollers_hidden_text_closed_details_and_tight_li
     assert horizontal_overflow(small_page) == []
     assert overlapping_text(small_page) == []
     assert axe_violations(small_page) == []
-
-
-@pytest.fixture(scope="module")
-def site_url(chromium_browser) -> Iterator[str]:
-    with serve_bundled_site() as base_url:
-        yield base_url
 
 
 @pytest.mark.parametrize("color_scheme", COLOR_SCHEMES)

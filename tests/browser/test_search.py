@@ -4,23 +4,20 @@ at phone and desktop width in both languages."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from models_catalog import selectors, services
+from models_catalog import selectors
 from tests.browser.bundled_site import COLOR_SCHEMES, LANGUAGES, WIDTHS
 from tests.browser.layout import axe_violations, describe_axe_violations, horizontal_overflow, overlapping_text
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
 SUGGESTED = "#catalog-suggestions a[data-hub-id]"
 
 
 @pytest.fixture
-def catalog():
-    services.model_import_offline(SHIPPED)
+def catalog(shipped_catalog):
+    """The shipped catalog (tests/browser/conftest.py: imported once, written back in bulk for each later test)."""
 
 
 def _type(page, text: str) -> None:

@@ -143,6 +143,7 @@ def test_unknown_gpu_suggests_slugs():
         call_command("estimate", MODEL, "--gpu", "h100-sx", stdout=StringIO())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args",
     [

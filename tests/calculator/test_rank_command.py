@@ -159,6 +159,7 @@ def test_rank_bad_values_give_one_line_and_exit_code_2(args, argument):
     assert caught.value.returncode == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", ["abc", "NaN", "inf", "1e400", "-1"])
 def test_rank_bad_memory_from_the_shell_prints_one_line_and_exits_2(value, tmp_path):
     done = manage("rank", "--memory-gb", value, database=tmp_path / "empty.sqlite3")
@@ -167,12 +168,14 @@ def test_rank_bad_memory_from_the_shell_prints_one_line_and_exits_2(value, tmp_p
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_rank_unknown_flag_from_the_shell_prints_one_line_and_exits_2(tmp_path):
     done = manage("rank", "--memory-gb", "708", "--nope", database=tmp_path / "empty.sqlite3")
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_rank_on_an_unmigrated_database_says_to_run_migrate(tmp_path):
     database = tmp_path / "fresh.sqlite3"
     done = manage("rank", "--memory-gb", "708", database=database)

@@ -12,18 +12,30 @@ from django.core.management import call_command
 from models_catalog import services
 from models_catalog.models import Model
 from tests.models_catalog.html import parse
+from tests.support import rows_for_the_module
 
 SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
 SM = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 XHTML = "{http://www.w3.org/1999/xhtml}"
 
-pytestmark = pytest.mark.django_db
+# Under pytest-xdist one worker runs the whole module in a row, so its rows are written once.
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("seo")]
+
+
+def _write_site() -> None:
+    services.model_import_offline(SHIPPED)
+    call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
+
+
+@pytest.fixture(scope="module")
+def _site_rows(django_db_setup, django_db_blocker):
+    with rows_for_the_module(django_db_blocker, _write_site):
+        yield
 
 
 @pytest.fixture
-def site():
-    services.model_import_offline(SHIPPED)
-    call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
+def site(_site_rows, db):
+    """The shipped catalog and the seed offers: written once for the module, rolled back to after each test."""
 
 
 def _xml(client, path):

@@ -16,6 +16,8 @@ DEVELOPMENT_KEY = "django-insecure-development-only-key-1f0c8e3a9b7d"
 REFUSAL = "SECRET_KEY is not set, or is the development key committed in the repository"
 CONTROLLED = {"SECRET_KEY", "DEBUG", "ADMIN_PATH", "DJANGO_SETTINGS_MODULE"}
 
+pytestmark = pytest.mark.slow  # each case starts a fresh interpreter
+
 
 def run_python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if k not in CONTROLLED}

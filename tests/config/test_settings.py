@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.slow  # each case starts a fresh interpreter
 PRODUCTION_ENV = {
     "SECRET_KEY": "k3-9fz!q0v_production-grade-secret-key-with-enough-entropy-4f1b2c8d7e6a5",
     "ALLOWED_HOSTS": "gpufit.example",

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 THREADS = 8
 TRANSACTIONS_PER_THREAD = 25
@@ -59,6 +61,7 @@ print(json.dumps({"journal_mode": journal_mode, "rows": rows, "distinct_seen": d
 """
 
 
+@pytest.mark.slow
 def test_concurrent_writers_wait_their_turn_on_the_embedded_sqlite_file(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
     result = subprocess.run(

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 RENDER_HOME = """
 import django
@@ -16,6 +18,7 @@ print(Client().get("/en/").content.decode())
 """
 
 
+@pytest.mark.slow
 def test_manifest_storage_serves_hashed_compressed_files(tmp_path):
     env = {
         **{k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG"}},

@@ -48,6 +48,7 @@ def months_of_history(require_postgres):
 
 
 @pytest.mark.services
+@pytest.mark.slow
 def test_every_page_query_on_the_price_tables_uses_an_index(months_of_history, client):
     with CaptureQueriesContext(connection) as queries:
         for path in PAGES:
