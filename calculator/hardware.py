@@ -25,14 +25,13 @@ from calculator.estimation import (
     usable_bytes,
 )
 from calculator.page import Build, UnifiedMemory, precision_label
-from calculator.state import MAC_MEMORY_GIB
+from calculator.state import MAC_MEMORY_GIB, MAC_PREFIX
 from models_catalog.architecture import ModelSpec
 from pricing.gpus import GpuSpec
 from pricing.offers import OfferRecord
 
 GENERIC = ("fp16", "fp8", "int8", "int4")
 DEFAULT_CONTEXT = 8192
-MAC_PREFIX = "mac-"
 # The hardware readers ask about most, each with a "can it run" page per model (datacenter, workstation,
 # consumer GPUs, and Macs by unified memory).
 POPULAR_GPUS: tuple[str, ...] = (
@@ -115,7 +114,7 @@ class RunsOn:
     decode_high: float | None
     wired_limit_mb: int | None  # the sysctl value when a Mac needs its limit raised
     rent: RankedOffer | None  # the cheapest current offer of this GPU type for the best option (or the widest)
-    smallest_need_bytes: int
+    smallest: Option  # the option that needs least (the last): what the page names when nothing fits one unit
 
 
 def _workload(option: str, builds: dict[str, Build], engine: str, **changes: Any) -> Workload:
@@ -192,7 +191,7 @@ def runs_on(
         decode_high=high,
         wired_limit_mb=wired,
         rent=rent,
-        smallest_need_bytes=min(o.need_bytes for o in options),
+        smallest=options[-1],
     )
 
 

@@ -26,6 +26,7 @@ MAX_BATCH = 512
 MAX_LORA_RANK = 1024
 MAX_GPUS = 64
 MAC_MEMORY_GIB: tuple[int, ...] = (16, 24, 32, 36, 48, 64, 96, 128, 192, 256, 512)
+MAC_PREFIX = "mac-"  # a hardware choice that names a Mac by its unified memory: "mac-128"
 PRESET_CONTEXTS: tuple[int, ...] = (
     2048,
     4096,
@@ -85,6 +86,16 @@ class PageChoices:
     default_precision: str = "fp16"
     gpus: Sequence[Choice] = ()
     default_gpu: str = "h200-sxm"
+
+    @property
+    def gpu_choices(self) -> list[Choice]:
+        """The GPU types among the hardware choices (a machine of one's own is built from these)."""
+        return [c for c in self.gpus if not c.value.startswith(MAC_PREFIX)]
+
+    @property
+    def mac_choices(self) -> list[Choice]:
+        """The Macs among the hardware choices, by unified memory."""
+        return [c for c in self.gpus if c.value.startswith(MAC_PREFIX)]
 
     def precision_groups(self) -> list[tuple[str, list[Choice]]]:
         """('generic' | 'formats' | 'builds', choices) in form order, empty groups left out."""
@@ -237,7 +248,7 @@ def _parsers(choices: PageChoices) -> Mapping[str, Parser]:
         "gpus": _int_in(1, MAX_GPUS),
         "ratio": _float_in(0.0, 1000.0),
         "cached": _int_in(0, 100),
-        "rig": _one_of([c.value for c in choices.gpus if not c.value.startswith("mac-")]),
+        "rig": _one_of([c.value for c in choices.gpu_choices]),
         "rig_gpus": _int_in(1, 8),
         "ram": _int_in(0, 4096),
     }

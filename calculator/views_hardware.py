@@ -4,6 +4,7 @@ the side-by-side comparison of models. Thin: read, call one composition function
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -40,6 +41,18 @@ class GpuRow:
     gpu: GpuSpec
     cheapest_usd: float | None  # per GPU-hour, current on-demand
     offers: int
+
+
+@dataclass(frozen=True, slots=True)
+class SourceLine:
+    """One source of a GPU's specs: a link, or a citation without one."""
+
+    text: str
+    href: str  # the text itself where it is a web address; "" otherwise
+
+
+def _source_lines(sources: Sequence[str]) -> list[SourceLine]:
+    return [SourceLine(source, source if source.startswith("http") else "") for source in sources]
 
 
 def _cheapest_by_slug(offers: list[OfferRecord]) -> dict[str, tuple[float, int]]:
@@ -85,14 +98,14 @@ def gpu_detail(request: HttpRequest, slug: str) -> HttpResponse:
         raise Http404("no such GPU")
     offers = current_offers(gpu_slugs=[slug])
     on_demand = [o for o in offers if o.pricing_kind == "on-demand"]
-    other = [o for o in offers if o.pricing_kind != "on-demand"]
     history = price_history(slug)
     days = [(p.day, float(p.median_usd), float(p.cheapest_usd)) for p in history]
     seen = [o.captured_at for o in on_demand if o.captured_at is not None]
     context = {
         "gpu": gpu,
+        "sources": _source_lines(gpu.sources),
         "on_demand": on_demand,
-        "other_offers": other,
+        "other_offer_count": len(offers) - len(on_demand),  # spot, community and reserved
         "history": history,
         # why a GPU with offers has no history: none was seen within the window a day of the history counts
         "newest_seen": max(seen, key=capture_day) if seen else None,
@@ -196,6 +209,6 @@ def compare(request: HttpRequest) -> HttpResponse:
         "models_param": ",".join(c.model.hub_id for c in compared),
         "state_query": query,
         "max_compared": MAX_COMPARED,
-        "suggestions": selectors.featured_models(limit=8),
+        "suggestions": selectors.featured_models(limit=4),
     }
     return render(request, "calculator/compare.html", context)

@@ -22,7 +22,7 @@ from django.views.decorators.http import require_GET
 
 from calculator import validation
 from calculator.labels import engine_name
-from calculator.validation import Case, Group, Result
+from calculator.validation import Case, Result
 from web.kept import Kept
 
 logger = logging.getLogger(__name__)
@@ -175,6 +175,14 @@ def validation_results() -> tuple[list[Result], str]:
         return [], str(error)
 
 
+def _shown_percent(fraction: float | None) -> float | None:
+    """A fraction as the percent the page shows, to the tenth; a tiny negative error shows as 0.0, never -0.0."""
+    if fraction is None:
+        return None
+    percent = round(fraction * 100, 1)
+    return 0.0 if percent == 0 else percent
+
+
 def _published_digits(value: float) -> int:
     """The decimals a measured figure was published with (at most three); the prediction is shown alike."""
     text = repr(value)
@@ -193,7 +201,7 @@ class Row:
     predicted: float | None
     digits: int
     unit: str
-    error_percent: float | None
+    error_percent: float | None  # signed, to the tenth the page shows
     tolerance_percent: float
     source: list[SourcePart]
     settings: list[str]
@@ -214,7 +222,7 @@ def _row(result: Result) -> Row:
         predicted=result.predicted,
         digits=_published_digits(case.measured),
         unit=unit_label(case.unit),
-        error_percent=None if error is None else error * 100,
+        error_percent=_shown_percent(error),
         tolerance_percent=case.tolerance * 100,
         source=source_parts(case.source),
         settings=settings_text(case.settings),
@@ -241,9 +249,9 @@ class SummaryRow:
     key: str
     cases: int
     within: int
-    mean_abs_error_percent: float | None
+    mean_abs_error_percent: float | None  # to the tenth, as the page shows it
     worst_id: str
-    worst_error_percent: float | None
+    worst_error_percent: float | None  # signed, to the tenth
 
 
 def _summary(results: list[Result], by: str) -> list[SummaryRow]:
@@ -256,16 +264,12 @@ def _summary(results: list[Result], by: str) -> list[SummaryRow]:
                 key=engine_name(group.key) if by == "engine" else group.key,
                 cases=group.cases,
                 within=group.within,
-                mean_abs_error_percent=_percent(group),
+                mean_abs_error_percent=_shown_percent(group.mean_abs_error),
                 worst_id=group.worst.case.id if group.worst is not None else "",
-                worst_error_percent=None if worst_error is None else worst_error * 100,
+                worst_error_percent=_shown_percent(worst_error),
             )
         )
     return rows
-
-
-def _percent(group: Group) -> float | None:
-    return None if group.mean_abs_error is None else group.mean_abs_error * 100
 
 
 @require_GET

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pricing.gpus import GpuSpec, gpu_by_slug
+from pricing.gpus import BYTES_PER_GB, GpuSpec, gpu_by_slug
 from web.rig import RememberedRig
 
 GIB = 1024**3
@@ -20,6 +20,11 @@ class MachineBudget:
     @property
     def gpu_bytes(self) -> int:
         return self.gpu.memory_bytes * self.gpus
+
+    @property
+    def gpu_gb(self) -> int:
+        """The GPUs' memory in whole GB (10⁹ bytes), as the list's hint names the machine."""
+        return round(self.gpu_bytes / BYTES_PER_GB)
 
     @property
     def gpu_and_ram_bytes(self) -> int:

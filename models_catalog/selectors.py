@@ -132,8 +132,26 @@ def catalog_models(
 
 
 @dataclass(frozen=True, slots=True)
+class CatalogRow:
+    """One model of the catalog list, with its sizes in billions as the list shows them."""
+
+    model: Model
+    params_billions: float | None
+    active_billions: float | None  # a mixture of experts only
+
+
+def _catalog_row(model: Model) -> CatalogRow:
+    active = model.params_active if model.is_moe else None
+    return CatalogRow(
+        model=model,
+        params_billions=model.params_total / 1e9 if model.params_total else None,
+        active_billions=active / 1e9 if active else None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class CatalogPage:
-    models: list[Model]
+    rows: list[CatalogRow]
     number: int
     per_page: int
     has_next: bool
@@ -145,11 +163,11 @@ class CatalogPage:
 
     @property
     def first_index(self) -> int:
-        return (self.number - 1) * self.per_page + 1 if self.models else 0
+        return (self.number - 1) * self.per_page + 1 if self.rows else 0
 
     @property
     def last_index(self) -> int:
-        return (self.number - 1) * self.per_page + len(self.models)
+        return (self.number - 1) * self.per_page + len(self.rows)
 
 
 def catalog_page(models: QuerySet[Model], number: int = 1, per_page: int = PER_PAGE) -> CatalogPage:
@@ -165,7 +183,9 @@ def catalog_page(models: QuerySet[Model], number: int = 1, per_page: int = PER_P
     else:
         capped = models.order_by()[: COUNT_CAP + 1].count()
         count = capped if capped <= COUNT_CAP else None
-    return CatalogPage(models=rows, number=number, per_page=per_page, has_next=has_next, count=count)
+    return CatalogPage(
+        rows=[_catalog_row(m) for m in rows], number=number, per_page=per_page, has_next=has_next, count=count
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -403,6 +423,7 @@ def model_facts(model: Model) -> ModelFacts:
 @dataclass(frozen=True, slots=True)
 class FeaturedModel:
     url: str
+    markdown_url: str  # the page's Markdown twin: the page's path with ".md" for its closing slash
     display_name: str
     hub_id: str
     params_billions: float | None  # the page formats it for the reader's locale
@@ -411,16 +432,20 @@ class FeaturedModel:
 
 def featured_models(limit: int = 12) -> list[FeaturedModel]:
     """A few catalog models for the home page, largest first."""
-    return [
-        FeaturedModel(
-            url=m.url,
-            display_name=m.display_name,
-            hub_id=m.hub_id,
-            params_billions=m.params_total / 1e9 if m.params_total else None,
-            is_moe=bool(m.is_moe),
+    featured = []
+    for m in models_list(sort="size")[:limit]:
+        url = m.url
+        featured.append(
+            FeaturedModel(
+                url=url,
+                markdown_url=url.rstrip("/") + ".md",
+                display_name=m.display_name,
+                hub_id=m.hub_id,
+                params_billions=m.params_total / 1e9 if m.params_total else None,
+                is_moe=bool(m.is_moe),
+            )
         )
-        for m in models_list(sort="size")[:limit]
-    ]
+    return featured
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,7 +41,7 @@ def model_list(request: HttpRequest) -> HttpResponse:
     )
     page = selectors.catalog_page(models, int(values["page"]), selectors.PER_PAGE)
     importable = None
-    if values["q"] and not page.models and page.number == 1:
+    if values["q"] and not page.rows and page.number == 1:
         try:
             importable = parse_hub_id(str(values["q"]))
         except InvalidHubId:
@@ -53,10 +53,10 @@ def model_list(request: HttpRequest) -> HttpResponse:
         return f"{base}?{urlencode(query)}" if query else base
 
     context = {
-        "models": page.models,
+        "rows": page.rows,
         "page": page,
         "page_urls": {
-            "previous": page_url(page.number - 1) if page.has_previous and page.models else None,
+            "previous": page_url(page.number - 1) if page.has_previous and page.rows else None,
             "next": page_url(page.number + 1) if page.has_next else None,
             "first": page_url(1) if page.number > 1 else None,
         },

@@ -77,6 +77,11 @@ class OfferRecord:
         return bool(self.gpu_counts)
 
     @property
+    def largest_gpu_count(self) -> int | None:
+        """The most GPUs one instance is rented with (pages choose "GPU" or "GPUs" by it); None when not published."""
+        return max(self.gpu_counts, default=None)
+
+    @property
     def natural_key(self) -> tuple[str, str, str, str, str, str]:
         """What identifies an offer across refreshes: provider, GPU, instance, pricing kind, term, region."""
         return (self.provider_slug, self.gpu_slug, self.instance_name, self.pricing_kind, self.term, self.region)

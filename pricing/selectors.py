@@ -37,6 +37,7 @@ class ProviderStatus:
     slug: str
     name: str
     website: str
+    website_label: str  # the website as its link reads: without the scheme and the closing slash
     has_api: bool
     last_refresh_at: datetime | None
     last_outcome: str | None
@@ -111,6 +112,7 @@ def provider_statuses(now: datetime | None = None) -> list[ProviderStatus]:
                 slug=provider.slug,
                 name=provider.name,
                 website=provider.website,
+                website_label=provider.website.split("//")[-1].rstrip("/"),
                 has_api=provider.has_api,
                 last_refresh_at=provider.last_at,
                 last_outcome=provider.last_outcome,

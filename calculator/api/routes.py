@@ -120,8 +120,11 @@ def _estimate(request: HttpRequest, sources: page_data.PageSources, model_id: st
     response={200: EstimateOut, **NOT_FOUND, 422: ErrorOut},
     summary="Estimate for a catalog model",
     description="Everything the model page shows for one calculator state: the memory breakdown term by term "
-    "with its formula, the GPU fits and the ranking of current offers, max context and concurrency on `gpu`, "
-    "local hardware verdicts and the break-even against hosted APIs. 422 when the catalog cannot size the model.",
+    "with its formula, the GPU fits and the ranking of current offers, the commands that start it (`commands`: on "
+    "the cheapest cloud configuration and on the smallest Mac that holds it), max context and concurrency on `gpu`, "
+    "local hardware verdicts, the reader's own machine (`rig`: llama.cpp on `rig` × `rig_gpus` with `ram` GB of "
+    "RAM), the break-even against hosted APIs and the model's common questions answered from these figures "
+    "(`faq`). 422 when the catalog cannot size the model.",
     tags=["estimate"],
 )
 def estimate_catalog(request: HttpRequest, query: Query[EstimateQuery]) -> Any:

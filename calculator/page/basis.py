@@ -14,9 +14,12 @@ kept the same way (``kept_section``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
+from urllib.parse import quote
+
+from django.urls import reverse
 
 from calculator.page import sources as page_data
 from calculator.page.sources import PageSources
@@ -28,6 +31,7 @@ from web.generations import CATALOG_GENERATION, PRICES_GENERATION
 from web.kept import PROCESS, Kept
 
 MAX_MODELS = 512  # a few MB per process at most: a basis is the model's facts and spec; offers and GPUs are shared
+COMPARED_SIMILAR = 3  # the compare page takes four models: this one and the three most similar
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +40,7 @@ class PageBasis:
     sources: PageSources | None  # None when the model cannot be sized (``unsizable`` says why)
     unsizable: str
     similar: tuple[SimilarModel, ...]
+    compare_url: str  # this model beside the most similar ones on the compare page; "" when none is similar
 
 
 BASES: Kept[PageBasis] = Kept(
@@ -72,11 +77,21 @@ def forget() -> None:
     SECTIONS.forget()
 
 
+def _compare_url(model: Model, similar: Sequence[SimilarModel]) -> str:
+    """The compare page with ``model`` and the most similar models beside it, in the active language; "" when no
+    model is similar."""
+    if not similar:
+        return ""
+    hub_ids = ",".join([model.hub_id, *(m.hub_id for m in similar[:COMPARED_SIMILAR])])
+    return f"{reverse('calculator:compare')}?models={quote(hub_ids, safe='/')}"
+
+
 def _compute(model: Model, today: date) -> PageBasis:
     facts = selectors.model_facts(model)
     similar = tuple(selectors.similar_models(model))
+    compare = _compare_url(model, similar)
     try:
         sources = page_data.page_sources(model, facts, today)
     except SpecUnavailable as exc:
-        return PageBasis(facts, None, str(exc), similar)
-    return PageBasis(facts, sources, "", similar)
+        return PageBasis(facts, None, str(exc), similar, compare)
+    return PageBasis(facts, sources, "", similar, compare)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from calculator.page.inputs import MAC_PREFIX, Build, precision_label
-from calculator.state import MAC_MEMORY_GIB, Choice, PageChoices
+from calculator.page.inputs import Build, precision_label
+from calculator.state import MAC_MEMORY_GIB, MAC_PREFIX, Choice, PageChoices
 from pricing.gpus import GpuSpec
 
 from .gpus import INVERSE_GPU_SEGMENTS

@@ -15,7 +15,6 @@ from pricing.gpus import GpuSpec
 from pricing.offers import OfferRecord
 
 BUILD_PREFIX = "build:"
-MAC_PREFIX = "mac-"
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from calculator.estimation import GIB, Mode, apple_fit, max_concurrency, max_context, usable_bytes
-from calculator.page.inputs import MAC_PREFIX, precision_label
-from calculator.state import CalculatorState
+from calculator.page.inputs import precision_label
+from calculator.state import MAC_PREFIX, CalculatorState
 from models_catalog.architecture import ModelSpec
 from pricing.gpus import GpuSpec
 

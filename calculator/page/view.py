@@ -34,6 +34,7 @@ class ModelPageView:
     similar: tuple[SimilarModel, ...]
     page: ModelPage | None  # None when the model cannot be sized (``unsizable`` says why)
     unsizable: str = ""
+    compare_url: str = ""
     state: CalculatorState | None = None
     choices: PageChoices | None = None
     ignored: tuple[Ignored, ...] = ()
@@ -54,7 +55,9 @@ def model_page_view(request: HttpRequest, model: Model) -> ModelPageView:
     basis = page_basis(model, datetime.now(UTC).date())
     facts, sources, base_url = basis.facts, basis.sources, model.get_absolute_url()
     if sources is None:
-        return ModelPageView(model, facts, base_url, basis.similar, None, unsizable=basis.unsizable)
+        return ModelPageView(
+            model, facts, base_url, basis.similar, None, unsizable=basis.unsizable, compare_url=basis.compare_url
+        )
     choices = sources.choices
     parsed = parse_state(with_remembered_rig(request), choices)
     query = state_query(parsed.state, choices)
@@ -64,6 +67,7 @@ def model_page_view(request: HttpRequest, model: Model) -> ModelPageView:
         base_url,
         basis.similar,
         model_page(sources.inputs(parsed.state)),
+        compare_url=basis.compare_url,
         state=parsed.state,
         choices=choices,
         ignored=tuple(parsed.ignored),
@@ -79,7 +83,13 @@ def basis_sections(request: HttpRequest, view: ModelPageView) -> dict[str, Marku
     """The sections rendered from the basis alone, as kept HTML (the whole page includes them; a fragment never)."""
     today = datetime.now(UTC).date()
     basis: PageBasis = page_basis(view.model, today)
-    context = {"facts": basis.facts, "model": basis.facts.model, "notes": view.notes, "similar": basis.similar}
+    context = {
+        "facts": basis.facts,
+        "model": basis.facts.model,
+        "notes": view.notes,
+        "similar": basis.similar,
+        "compare_url": basis.compare_url,
+    }
 
     def rendered(template: str) -> Markup:
         return Markup(kept_section(view.model, today, template, lambda: render_to_string(template, context, request)))

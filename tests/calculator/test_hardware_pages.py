@@ -51,6 +51,25 @@ def test_gpu_page_lists_offers_with_dates_and_which_models_fit(client, site):
     assert fits["GLM-5.3-Flash"].one("a").attrs["href"] == GLM + "runs-on/mi300x/"
 
 
+def test_gpu_page_links_the_sources_that_are_addresses_and_counts_offers_it_does_not_list(client, site):
+    from pricing.gpus import gpu_by_slug
+    from pricing.models import Offer
+
+    spot = Offer.objects.filter(gpu__slug="h200-sxm").first()
+    spot.pk, spot.pricing_kind, spot.instance_name = None, "spot", "spot " + spot.instance_name
+    spot.save()
+    page = _page(client, "/en/gpus/h200-sxm/")
+
+    items = page.one("ul", **{"class": "source-list"}).select("li")
+    shown = [(li.text, [a.attrs["href"] for a in li.select("a")]) for li in items]
+    sources = gpu_by_slug("h200-sxm").sources
+    assert any(s.startswith("http") for s in sources) and not all(s.startswith("http") for s in sources)
+    assert shown == [(s, [s] if s.startswith("http") else []) for s in sources]
+    listed = page.one("table", id="gpu-offers").select("tr", data_provider=True)
+    assert not any("spot" in row.text for row in listed)
+    assert any(p.text.startswith("1 more offer is spot, community or reserved") for p in page.select("p"))
+
+
 def test_gpu_page_price_history_comes_from_the_folded_daily_history(client, site):
     before = _page(client, "/en/gpus/h200-sxm/")
     assert before.select("table", id="price-history") == []  # raw offers: no history
@@ -80,6 +99,14 @@ def test_provider_pages_show_offers_and_refresh_status(client, site):
     assert {r.attrs["data-gpu"] for r in rows} >= {"mi300x", "a40"}
 
 
+def test_provider_page_shows_its_website_without_scheme_and_closing_slash(client, site):
+    from pricing.models import Provider
+
+    Provider.objects.filter(slug="runpod").update(website="https://www.runpod.io/pricing/")
+    link = _page(client, "/en/providers/runpod/").one("a", href="https://www.runpod.io/pricing/")
+    assert link.text == "www.runpod.io/pricing"
+
+
 def test_can_it_run_answers_with_the_widest_option_that_fits(client, site):
     mac = _page(client, GLM + "runs-on/mac-128/")
     assert mac.one(id="verdict").attrs["data-fits"] == "true"
@@ -89,6 +116,10 @@ def test_can_it_run_answers_with_the_widest_option_that_fits(client, site):
     card = _page(client, GLM + "runs-on/rtx-4090/")
     assert card.one(id="verdict").attrs["data-fits"] == "false"
     assert all(r.attrs["data-fits"] == "false" for r in card.select("tr", data_option=True))
+    # nothing fits one card: the verdict names the option that needs least and how many cards it takes
+    smallest = card.select("tr", data_option=True)[-1]
+    cards = smallest.select("td")[-1].text.removeprefix("needs ")
+    assert f"At {smallest.one('th').text} it takes {cards} of them." in card.one(id="verdict").text
 
     llama = _page(client, LLAMA + "runs-on/h100-sxm/")
     assert llama.one(id="verdict").attrs["data-fits"] == "true"
@@ -106,6 +137,10 @@ def test_model_page_links_to_its_can_it_run_pages_and_a_comparison(client, site)
     links = [a.attrs["href"] for a in page.one(id="runs-on-links").select("a")]
     assert GLM + "runs-on/h100-sxm/" in links and GLM + "runs-on/mac-128/" in links
     assert page.one("a", id="compare-link").attrs["href"].startswith("/en/compare/?models=zai-org/GLM-5.3-Flash%2C")
+    similar = [a.attrs["href"] for a in page.one("section", id="similar").one("ul").select("a")]
+    compared = page.one("a", id="compare-link").attrs["href"].split("?models=")[1].split("%2C")
+    assert len(similar) > 3 and len(compared) == 4  # this model and the three most similar: the compare page's four
+    assert [f"/en/models/{hub_id}/" for hub_id in compared[1:]] == similar[:3]
 
 
 def test_compare_shows_models_side_by_side_at_the_same_settings(client, site):

@@ -310,6 +310,19 @@ def test_inverse_question_on_a_mac_uses_its_raised_gpu_limit(client, seed_site):
     assert int(row.one(data_max_context=True).attrs["data-max-context"]) < 131072
 
 
+def test_hardware_pickers_offer_gpus_and_macs_apart_and_a_machine_only_gpus(client, seed_site):
+    _, page = _get(client, "/en/models/meta-llama/Llama-3.1-8B-Instruct/?gpu=mac-64")
+
+    gpus, macs = page.one("select", id="f-gpu").select("optgroup")
+    assert gpus.attrs["label"] == "GPUs" and macs.attrs["label"] == "Macs by unified memory"
+    on_gpus = [o.attrs["value"] for o in gpus.select("option")]
+    on_macs = [o.attrs["value"] for o in macs.select("option")]
+    assert "h200-sxm" in on_gpus and not any(v.startswith("mac-") for v in on_gpus)
+    assert "mac-64" in on_macs and all(v.startswith("mac-") for v in on_macs)
+    assert macs.one("option", selected=True).attrs["value"] == "mac-64"
+    assert [o.attrs["value"] for o in page.one("select", id="f-rig").select("option")] == on_gpus
+
+
 def test_our_own_count_from_the_config_is_shown_but_never_makes_a_conflict(client, seed_site):
     # Qwen3-30B-A3B: the card says 3.3 B active, counting the config layer by layer gives 3.04 B (conventions
     # differ on what counts as active); only published sources that disagree make a conflict.

@@ -88,3 +88,16 @@ def test_validation_page_is_in_the_sitemap_and_the_footer(client):
     assert "http://testserver/de/validation/" in sitemap
     footer = parse(client.get("/de/").content.decode()).one("footer")
     assert footer.select("a", href="/de/validation/")
+
+
+def test_errors_show_to_the_tenth_with_a_sign_and_a_tiny_miss_as_zero(client, monkeypatch):
+    first, second = validation.load_cases()[:2]
+    predicted = {first.id: first.measured * (1 - 0.0004), second.id: second.measured * 1.0137}
+    monkeypatch.setattr(validation, "check", lambda case: validation.Result(case, predicted.get(case.id)))
+    page = parse(client.get("/en/validation/").content.decode())
+
+    def error_cell(case: Case) -> str:
+        return page.one("tr", data_case=case.id).select("td", **{"class": "num"})[2].text
+
+    assert error_cell(first) == "0.0 %"  # -0.04 %: neither "-0.0" nor "+0.0"
+    assert error_cell(second) == "+1.4 %"

@@ -38,6 +38,24 @@ def test_list_shows_every_shipped_model(client, catalog):
     assert page.one(data_count="56")
 
 
+@pytest.mark.parametrize(
+    ("lang", "moe_sizes", "dense_sizes"),
+    [("en", ["30.5 B", "3.3 B"], ["8.0 B", "–"]), ("de", ["30,5 Mrd.", "3,3 Mrd."], ["8,0 Mrd.", "–"])],
+)
+def test_list_shows_sizes_in_billions_and_active_parameters_of_a_mixture_of_experts_only(
+    client, catalog, lang, moe_sizes, dense_sizes
+):
+    page = parse(client.get(f"/{lang}/models/").content)
+
+    def sizes(hub_id: str) -> list[str]:
+        return [td.text for td in page.one("tr", data_hub_id=hub_id).select("td")[1:3]]
+
+    assert sizes(QWEN) == moe_sizes
+    dense = Model.objects.get(hub_id="meta-llama/Llama-3.1-8B-Instruct")
+    assert dense.params_active and not dense.is_moe  # a dense model's active count is its total: not shown
+    assert sizes(dense.hub_id) == dense_sizes
+
+
 def test_list_search_filter_and_sort(client, catalog):
     glm = parse(client.get("/en/models/?q=glm").content)
     assert {r.attrs["data-hub-id"] for r in glm.select("tr", data_hub_id=True)} >= {

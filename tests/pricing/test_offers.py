@@ -22,6 +22,12 @@ def test_smallest_allowed_count_covering_the_need():
     assert offer.smallest_count_covering(9) is None
 
 
+def test_largest_gpu_count_is_the_biggest_instance_or_none_when_unpublished():
+    assert make().largest_gpu_count == 8
+    assert make(gpu_counts=(1,)).largest_gpu_count == 1
+    assert make(gpu_counts=()).largest_gpu_count is None
+
+
 def test_instance_price_is_per_gpu_price_times_count_unless_quoted():
     assert make().instance_price_per_hour(8) == pytest.approx(4.72)
     quoted = make(instance_price_usd=((8, 50.44),), price_per_gpu_hour_usd=6.305)
