@@ -31,6 +31,8 @@ EXAMPLES: dict[NoteKey, tuple[SpecNote, str]] = {key: (SpecNote.of(key), "") for
     ),
     NoteKey.CONFIG_UNREADABLE: (SpecNote.of(NoteKey.CONFIG_UNREADABLE, error="TypeError"), "(TypeError)"),
 }
+
+
 def _catalog_notes() -> list[SpecNote]:
     notes: set[SpecNote] = set()
     for folder in sorted(p for p in HUB.glob("*/*") if p.is_dir()):
