@@ -54,8 +54,10 @@ def _markdown(client, language: str, hub_id: str) -> str:
 def _section_blocks(language: str, hub_id: str) -> dict[str, str]:
     """Each section's Markdown partial rendered on its own, for the page's default state in ``language``."""
     request = RequestFactory().get(f"/{language}/models/{hub_id}.md")
+    model = selectors.model_by_hub_id(hub_id)
+    assert model is not None
     with translation.override(language):
-        view = model_page_view(request, selectors.model_by_hub_id(hub_id))
+        view = model_page_view(request, model)
         context = view.template_context()
         return {
             section.name: render_to_string(partial, context, request=request)
