@@ -96,6 +96,30 @@ VERDICTS = {
 }
 
 
+# How an offer is sold and how a provider's last price refresh ended, as pricing stores them (pricing/offers.py,
+# PriceSnapshot.Outcome), in the reader's words.
+PRICING_KINDS = {
+    "on-demand": _("on demand"),
+    "spot": _("spot (interruptible)"),
+    "community": _("community cloud"),
+    "reserved": _("reserved"),
+}
+REFRESH_OUTCOMES = {
+    "success": _("new prices"),
+    "unchanged": _("prices unchanged"),
+    "empty": _("no offers returned"),
+    "failed": _("failed"),
+}
+
+
+def pricing_kind_label(key: str) -> str:
+    return str(PRICING_KINDS.get(key, key))
+
+
+def refresh_outcome_label(key: str) -> str:
+    return str(REFRESH_OUTCOMES.get(key, key))
+
+
 def mode_label(mode: object) -> str:
     key = str(getattr(mode, "value", mode))
     return str(MODE_LABELS.get(key, key))

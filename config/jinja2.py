@@ -92,6 +92,8 @@ def environment(**options) -> Environment:
             "data_text": labels.data_text,
             "spec_note": labels.spec_note,
             "limit_label": labels.limit_label,
+            "pricing_kind_label": labels.pricing_kind_label,
+            "refresh_outcome_label": labels.refresh_outcome_label,
             "faq_entities": faq_entities,
             "engine_name": labels.engine_name,
             "attention_name": labels.attention_name,

@@ -99,6 +99,16 @@ def test_provider_pages_show_offers_and_refresh_status(client, site):
     assert {r.attrs["data-gpu"] for r in rows} >= {"mi300x", "a40"}
 
 
+def test_german_provider_page_names_how_offers_are_sold_and_the_last_refresh_in_german(client, site):
+    from pricing.models import PriceSnapshot
+
+    PriceSnapshot.objects.filter(provider__slug="runpod").update(outcome="success")
+    page = _page(client, "/de/providers/runpod/")
+    kinds = {row.select("td")[2].text for row in page.one("table", id="provider-offers").select("tr", data_gpu=True)}
+    assert kinds and kinds <= {"auf Abruf", "Spot (unterbrechbar)", "Community-Cloud", "reserviert"}
+    assert "neue Preise" in page.text and "success" not in page.text
+
+
 def test_provider_page_shows_its_website_without_scheme_and_closing_slash(client, site):
     from pricing.models import Provider
 
