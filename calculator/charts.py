@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # the context section builds its chart with this module
 
 WIDTH, HEIGHT = 640, 300
 LEFT, RIGHT, TOP, BOTTOM = 64, 16, 16, 40
+FRAME = (WIDTH, HEIGHT, LEFT, WIDTH - RIGHT, TOP, HEIGHT - BOTTOM)  # width, height, plot left, right, top, bottom
 # Where axis and line labels sit, in the chart's units: y labels end just left of the plot and centre on their tick
 # (a label's baseline a third of its 12-unit height below it), x labels below the plot, line labels just above
 # their line at its right end.
@@ -44,18 +45,15 @@ class Line:
 
 
 @dataclass(frozen=True, slots=True)
-class Chart:
+class Frame:
+    """The drawing area both charts share, and where their axis labels go."""
+
     width: int
     height: int
     plot_left: int
     plot_right: int
     plot_top: int
     plot_bottom: int
-    points: str  # the polyline's "x,y x,y …"
-    dots: tuple[tuple[float, float, int, int], ...]  # x, y, context, bytes
-    x_ticks: tuple[Tick, ...]
-    y_ticks: tuple[Tick, ...]
-    lines: tuple[Line, ...]
 
     @property
     def y_label_x(self) -> int:
@@ -65,6 +63,15 @@ class Chart:
     @property
     def x_label_y(self) -> int:
         return self.plot_bottom + X_LABEL_DROP
+
+
+@dataclass(frozen=True, slots=True)
+class Chart(Frame):
+    points: str  # the polyline's "x,y x,y …"
+    dots: tuple[tuple[float, float, int, int], ...]  # x, y, context, bytes
+    x_ticks: tuple[Tick, ...]
+    y_ticks: tuple[Tick, ...]
+    lines: tuple[Line, ...]
 
     @property
     def line_label_x(self) -> int:
@@ -105,12 +112,7 @@ def context_chart(points: Sequence[ContextPoint], budgets: Sequence[BudgetLine])
     y_ticks = tuple(Tick(round(y(v), 1), int(v)) for v in _range(0, y_max, step))
     lines = tuple(Line(b.label, round(y(b.usable_bytes), 1), b.usable_bytes) for b in in_range)
     return Chart(
-        WIDTH,
-        HEIGHT,
-        LEFT,
-        WIDTH - RIGHT,
-        TOP,
-        HEIGHT - BOTTOM,
+        *FRAME,
         " ".join(f"{dx},{dy}" for dx, dy, _c, _b in dots),
         dots,
         x_ticks,
@@ -143,25 +145,11 @@ def _range(start: float, stop: float, step: float) -> list[float]:
 
 
 @dataclass(frozen=True, slots=True)
-class PriceChart:
-    width: int
-    height: int
-    plot_left: int
-    plot_right: int
-    plot_top: int
-    plot_bottom: int
+class PriceChart(Frame):
     median: str  # polyline points
     cheapest: str
     x_ticks: tuple[tuple[float, str], ...]  # (x, ISO day)
     y_ticks: tuple[tuple[float, float, float], ...]  # (y, its label's baseline, USD per GPU-hour)
-
-    @property
-    def y_label_x(self) -> int:
-        return self.plot_left - Y_LABEL_GAP
-
-    @property
-    def x_label_y(self) -> int:
-        return self.plot_bottom + X_LABEL_DROP
 
 
 def price_chart(days: Sequence[tuple[date, float, float]]) -> PriceChart | None:
@@ -184,12 +172,7 @@ def price_chart(days: Sequence[tuple[date, float, float]]) -> PriceChart | None:
     shown = days if len(days) <= 6 else [*days[:: math.ceil(len(days) / 5)], days[-1]]
     ticks = _spaced_days(tuple((x(day), day.isoformat()) for day, _m, _c in shown))
     return PriceChart(
-        WIDTH,
-        HEIGHT,
-        LEFT,
-        WIDTH - RIGHT,
-        TOP,
-        HEIGHT - BOTTOM,
+        *FRAME,
         " ".join(f"{x(day)},{y(median)}" for day, median, _c in days),
         " ".join(f"{x(day)},{y(cheapest)}" for day, _m, cheapest in days),
         ticks,
