@@ -14,22 +14,10 @@ from pydantic import ValidationError
 
 from calculator.api.body import json_body
 from calculator.api.catalog import MAX_LIMIT, MAX_QUERY_CHARS, ModelFilters, model_detail, model_page, model_summary
+from calculator.api.catalog_schemas import ApiPriceOut, GpuOfferOut, GpuOut, ModelListOut, ModelOut, ProviderOut
 from calculator.api.errors import ApiError, bad_parameters, error_response
 from calculator.api.estimate import estimate_json
-from calculator.api.schemas import (
-    MAX_JSON_DEPTH,
-    ApiPriceOut,
-    CalculatorQuery,
-    ErrorOut,
-    EstimateOut,
-    EstimateQuery,
-    GpuOfferOut,
-    GpuOut,
-    InlineConfig,
-    ModelListOut,
-    ModelOut,
-    ProviderOut,
-)
+from calculator.api.schemas import MAX_JSON_DEPTH, CalculatorQuery, ErrorOut, EstimateOut, EstimateQuery, InlineConfig
 from calculator.page import model_page as page_for
 from calculator.page import page_choices
 from calculator.page import sources as page_data
