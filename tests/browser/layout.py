@@ -219,3 +219,37 @@ def describe_axe_violations(violations: list[dict], *, max_nodes: int = 5) -> li
             lines.append(f"    ... and {len(violation['nodes']) - max_nodes} more")
         findings.append("\n".join(lines))
     return findings
+
+
+# Which views of a page get a full axe-core run, per language. Geometry (overflow, overlapping text) is checked in
+# every view; axe-core costs seconds per run on a long page (its colour-contrast rule most), so each (width, colour
+# scheme) gets its full run in one of the two languages and each language gets both widths and both schemes.
+AXE_VIEWS: dict[str, frozenset[tuple[int, str]]] = {
+    "en": frozenset({(375, "light"), (1280, "dark")}),
+    "de": frozenset({(1280, "light"), (375, "dark")}),
+}
+
+
+def check_views(
+    page: Any, *, lang: str, widths: tuple[int, ...], color_schemes: tuple[str, ...], ignore: str = ""
+) -> list[str]:
+    """Overflow, overlapping text and (in the views AXE_VIEWS names) axe-core for a page that is already loaded, at
+    each width and colour scheme: the viewport is resized and the scheme switched in place, no reload, since the
+    server's answer depends on neither. Returns one entry per view that has findings, naming the view."""
+    report = []
+    for width in widths:
+        for scheme in color_schemes:
+            page.set_viewport_size({"width": width, "height": 800})
+            page.emulate_media(color_scheme=scheme)
+            # two frames: the resize and the new scheme are laid out and painted before anything is measured
+            page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+            problems = {
+                "horizontal overflow": horizontal_overflow(page),
+                "overlapping text": overlapping_text(page, ignore=ignore),
+            }
+            if (width, scheme) in AXE_VIEWS.get(lang, frozenset()):
+                problems["axe-core violations"] = describe_axe_violations(axe_violations(page))
+            found = [f"{name}:\n    " + "\n    ".join(items[:15]) for name, items in problems.items() if items]
+            if found:
+                report.append(f"at {width} px, {scheme}:\n  " + "\n  ".join(found))
+    return report

@@ -1,5 +1,6 @@
 """Every page type, at phone and desktop width, in both languages, light and dark: nothing sticks out sideways, no
-text lies on other text, and axe-core finds no accessibility violation.
+text lies on other text, and axe-core finds no accessibility violation (each width and scheme in one of the two
+languages: AXE_VIEWS in tests/browser/layout.py). Each page is loaded once and resized and switched in place.
 
 A new page type is one line in PAGE_TYPES (tests/browser/bundled_site.py, shared with the screenshot and Lighthouse
 scripts in bench/). The checks themselves are tested first, on small pages built here, so a green run means
@@ -11,7 +12,14 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.bundled_site import COLOR_SCHEMES, LANGUAGES, PAGE_TYPES, WIDTHS
-from tests.browser.layout import axe_violations, describe_axe_violations, horizontal_overflow, overlapping_text
+from tests.browser.layout import (
+    AXE_VIEWS,
+    axe_violations,
+    check_views,
+    describe_axe_violations,
+    horizontal_overflow,
+    overlapping_text,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -82,36 +90,48 @@ def test_checks_leave_sideways_scrollers_hidden_text_closed_details_and_tight_li
     assert axe_violations(small_page) == []
 
 
-@pytest.mark.parametrize("color_scheme", COLOR_SCHEMES)
 @pytest.mark.parametrize("lang", LANGUAGES)
-@pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize(("path", "status"), PAGES)
-def test_page_fits_the_screen_keeps_text_apart_and_passes_axe(
-    chromium_browser, site_url, path, status, width, lang, color_scheme
-):
-    # bypass_csp lets axe-core be injected past the site's script-src 'self'; the page itself runs as served.
+def test_page_fits_the_screen_keeps_text_apart_and_passes_axe(chromium_browser, site_url, path, status, lang):
+    # bypass_csp lets axe-core be injected past the site's script-src 'self'; the page itself runs as served. The page
+    # is loaded once and checked at each width and colour scheme (check_views).
     context = chromium_browser.new_context(
-        base_url=site_url,
-        locale=lang,
-        color_scheme=color_scheme,
-        viewport={"width": width, "height": 800},
-        bypass_csp=True,
+        base_url=site_url, locale=lang, viewport={"width": WIDTHS[0], "height": 800}, bypass_csp=True
     )
     try:
         page = context.new_page()
         response = page.goto(path.format(lang=lang))
         assert response is not None and response.status == status, f"{path}: HTTP {response and response.status}"
         page.wait_for_function("() => document.fonts.status === 'loaded' && !document.querySelector('.htmx-request')")
-
-        problems = {
-            "horizontal overflow": horizontal_overflow(page),
-            "overlapping text": overlapping_text(page),
-            "axe-core violations": describe_axe_violations(axe_violations(page)),
-        }
+        report = check_views(page, lang=lang, widths=WIDTHS, color_schemes=COLOR_SCHEMES)
     finally:
         context.close()
-    report = [f"{name}:\n  " + "\n  ".join(found[:15]) for name, found in problems.items() if found]
-    assert not report, f"{page.url} at {width} px, {color_scheme}:\n" + "\n".join(report)
+    assert not report, f"{path.format(lang=lang)}\n" + "\n".join(report)
+
+
+def test_every_width_and_colour_scheme_gets_a_full_axe_run_in_some_language():
+    views = {(width, scheme) for width in WIDTHS for scheme in COLOR_SCHEMES}
+    assert set().union(*AXE_VIEWS.values()) == views
+    for lang in LANGUAGES:
+        assert {width for width, _ in AXE_VIEWS[lang]} == set(WIDTHS)
+        assert {scheme for _, scheme in AXE_VIEWS[lang]} == set(COLOR_SCHEMES)
+
+
+def test_checks_follow_a_resize_and_a_scheme_switch_without_a_reload(small_page):
+    small_page.set_content(
+        """<!doctype html><html lang="en"><head><title>views</title><style>
+        body { margin: 0; } main { width: 100%; } .wide { width: 700px; }
+        @media (min-width: 800px) { .wide { width: 100%; } }
+        @media (prefers-color-scheme: dark) { p { color: #333; background: #222; } }
+        </style></head><body><main><div class="wide">Wide only on a phone</div><p>Dim in the dark</p></main></body>
+        </html>"""
+    )
+
+    report = "\n".join(check_views(small_page, lang="en", widths=(375, 1280), color_schemes=("light", "dark")))
+
+    assert "at 375 px, light:" in report and "is 700 px wide" in report
+    assert "at 1280 px, light:" not in report
+    assert "at 1280 px, dark:" in report and "color-contrast" in report
 
 
 MODEL_PAGES = (
@@ -123,17 +143,15 @@ MODEL_PAGES = (
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-@pytest.mark.parametrize("width", (360, 768))
 @pytest.mark.parametrize("path", MODEL_PAGES)
-def test_model_pages_fit_phone_and_tablet_widths(chromium_browser, site_url, path, width, lang):
-    context = chromium_browser.new_context(base_url=site_url, locale=lang, viewport={"width": width, "height": 800})
+def test_model_pages_fit_phone_and_tablet_widths(chromium_browser, site_url, path, lang):
+    context = chromium_browser.new_context(base_url=site_url, locale=lang, viewport={"width": 360, "height": 800})
     try:
         page = context.new_page()
         response = page.goto(path.format(lang=lang))
         assert response is not None and response.status == 200
         page.evaluate("() => document.querySelectorAll('details').forEach((d) => { d.open = true; })")
-        problems = {"horizontal overflow": horizontal_overflow(page), "overlapping text": overlapping_text(page)}
+        report = check_views(page, lang=lang, widths=(360, 768), color_schemes=("light",))
     finally:
         context.close()
-    report = [f"{name}:\n  " + "\n  ".join(found[:15]) for name, found in problems.items() if found]
-    assert not report, f"{path} at {width} px ({lang}):\n" + "\n".join(report)
+    assert not report, f"{path.format(lang=lang)} with every section open:\n" + "\n".join(report)
