@@ -48,6 +48,21 @@ def rows_for_the_module(django_db_blocker: Any, write: Callable[[], object]) -> 
             outer.__exit__(None, None, None)
 
 
+def module_rows(write: Callable[[], object]) -> Any:
+    """A module-scoped fixture that writes ``write``'s rows once for the module (``rows_for_the_module``).
+
+    Name it in the module (``_site_rows = module_rows(_write_site)``) and have the tests' fixture ask for it and for
+    ``db``; mark the module ``xdist_group`` so that one pytest-xdist worker runs all its tests and writes the rows once.
+    """
+
+    @pytest.fixture(scope="module")
+    def rows(django_db_setup: Any, django_db_blocker: Any) -> Iterator[None]:
+        with rows_for_the_module(django_db_blocker, write):
+            yield
+
+    return rows
+
+
 def wait_for(condition: Callable[[], object], timeout: float, interval: float = 0.2) -> bool:
     """Poll ``condition`` until it is truthy or ``timeout`` seconds pass (no fixed sleeps in tests)."""
     deadline = time.monotonic() + timeout

@@ -64,7 +64,7 @@ CASES: Counter[str] = Counter()
 STATUSES: Counter[tuple[str, int]] = Counter()
 
 # Under pytest-xdist one worker runs the whole module in a row, so its rows are written once.
-pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("api-fuzz")]
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("api-fuzz"), pytest.mark.slow]
 
 
 def _write_site() -> None:

@@ -26,7 +26,7 @@ FUZZ = settings(
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 
 @pytest.fixture

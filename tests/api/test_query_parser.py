@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+import pytest
 from django.http import QueryDict
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -44,6 +45,7 @@ def _query(pairs: list[tuple[str, str]]) -> QueryDict:
     return QueryDict(urlencode(pairs))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, derandomize=True, database=None)
 @given(QUERIES)
 def test_parser_never_raises_and_stays_in_bounds(pairs):

@@ -82,6 +82,7 @@ def test_memory_never_decreases_with_precision_bits(index, workload, ladder):
     assert totals == sorted(totals)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     index=spec_index,

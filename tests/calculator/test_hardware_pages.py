@@ -11,18 +11,26 @@ from django.core.management import call_command
 from models_catalog import services
 from pricing.price_index import price_index_compute
 from tests.models_catalog.html import parse
+from tests.support import module_rows
 
 SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
 GLM = "/en/models/zai-org/GLM-5.3-Flash/"
 LLAMA = "/en/models/meta-llama/Llama-3.1-8B-Instruct/"
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("hardware-pages")]
+
+
+def _write_site() -> None:
+    services.model_import_offline(SHIPPED)
+    call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
+
+
+_site_rows = module_rows(_write_site)
 
 
 @pytest.fixture
-def site():
-    services.model_import_offline(SHIPPED)
-    call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
+def site(_site_rows, db):
+    """The shipped catalog and the seed offers: written once for the module, rolled back to after each test."""
 
 
 def _page(client, path, status=200):

@@ -10,17 +10,25 @@ from django.core.management import call_command
 
 from models_catalog import services
 from tests.models_catalog.html import parse
+from tests.support import module_rows
 
 SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("home-answers")]
+
+
+def _write_site() -> None:
+    services.model_import_offline(SHIPPED)
+    call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
+
+
+_site_rows = module_rows(_write_site)
 
 
 @pytest.fixture
-def site():
+def site(_site_rows, db):
+    """The shipped catalog and the seed offers (written once for the module), and an empty cache."""
     cache.clear()
-    services.model_import_offline(SHIPPED)
-    call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])

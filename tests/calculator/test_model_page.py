@@ -16,19 +16,28 @@ from django.core.management import call_command
 from models_catalog import services
 from pricing.api_price_services import api_prices_load
 from tests.models_catalog.html import parse
+from tests.support import module_rows
 
 SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
 GLM = "/en/models/zai-org/GLM-5.3-Flash/"
 GLM_DE = "/de/models/zai-org/GLM-5.3-Flash/"
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("model-page")]
 
 
-@pytest.fixture
-def seed_site():
+def _write_site() -> None:
     services.model_import_offline(SHIPPED)
     call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
     api_prices_load()
+
+
+_site_rows = module_rows(_write_site)
+
+
+@pytest.fixture
+def seed_site(_site_rows, db):
+    """The shipped catalog, the seed offers and the API prices: written once for the module, rolled back to after
+    each test."""
 
 
 def _get(client, path, **headers):

@@ -18,18 +18,26 @@ from calculator.page.basis import page_basis
 from models_catalog import services
 from models_catalog.models import Model, QuantizedBuild
 from tests.models_catalog.html import parse
+from tests.support import module_rows
 from web.generations import CATALOG_GENERATION, PRICES_GENERATION
 
 SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
 DAY = date(2026, 11, 30)
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("page-basis")]
+
+
+def _write_catalog() -> None:
+    services.model_import_offline(SHIPPED)
+    call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
+
+
+_catalog_rows = module_rows(_write_catalog)
 
 
 @pytest.fixture
-def catalog():
-    services.model_import_offline(SHIPPED)
-    call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
+def catalog(_catalog_rows, db):
+    """The shipped catalog and the seed offers (written once for the module), nothing of the basis kept."""
     basis_module.forget()
     yield
     basis_module.forget()

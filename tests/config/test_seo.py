@@ -65,6 +65,7 @@ def test_sitemap_index_lists_sections_that_list_every_model_in_both_languages(cl
             assert f"http://testserver/{lang}{model.get_absolute_url()[3:]}faq/" in urls
 
 
+@pytest.mark.slow
 def test_every_sitemap_url_answers(client, site):
     index = _xml(client, "/sitemap.xml")
     checked = 0

@@ -400,6 +400,7 @@ _keys = st.sampled_from(
 )  # fmt: skip
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(_keys | st.text(max_size=8), _json, max_size=12))
 def test_from_hf_config_never_raises_for_arbitrary_dicts(raw):

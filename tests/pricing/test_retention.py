@@ -20,9 +20,10 @@ from pricing.models import (
 from pricing.price_index import price_history_settle, price_index_compute
 from pricing.retention import offers_prune, prunable_snapshots, pruning_boundary
 from pricing.selectors import current_offers, price_history, provider_statuses
+from tests.support import module_rows
 from web.generations import PRICES_GENERATION
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("retention")]
 
 NOW = datetime(2026, 12, 31, 12, tzinfo=UTC)
 FIRST_DAY = date(2026, 11, 1)
@@ -47,12 +48,9 @@ def _snapshot(provider, at, outcome="success", same_as=None, offers=()):
     return snapshot
 
 
-@pytest.fixture
-def history(settings):
+def _write_history() -> None:
     """Two months of refreshes: A daily (new prices at 10:00, confirmed unchanged at 22:00, a spot price too)
     except on Dec 1; B once, on Nov 5, then failing every day since; C once, on Oct 20, never again."""
-    settings.PRICING_OFFER_RETENTION_DAYS = 30
-    settings.PRICING_STALE_AFTER_HOURS = 365 * 24  # B's and C's old prices stay in the history
     gpus_sync()
     a = Provider.objects.create(slug="a", name="A")
     b = Provider.objects.create(slug="b", name="B")
@@ -70,7 +68,17 @@ def history(settings):
         _snapshot(a, day + timedelta(hours=22), outcome="unchanged", same_as=new)
         if day.date() > date(2026, 11, 5):
             _snapshot(b, day + timedelta(hours=9), outcome="failed")
-    return a, b, c
+
+
+_history_rows_written = module_rows(_write_history)
+
+
+@pytest.fixture
+def history(_history_rows_written, db, settings):
+    """Providers A, B and C with their history (written once for the module), 30 days of retention."""
+    settings.PRICING_OFFER_RETENTION_DAYS = 30
+    settings.PRICING_STALE_AFTER_HOURS = 365 * 24  # B's and C's old prices stay in the history
+    return tuple(Provider.objects.get(slug=slug) for slug in ("a", "b", "c"))
 
 
 def _history_rows():
