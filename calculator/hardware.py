@@ -24,6 +24,7 @@ from calculator.estimation import (
     speed,
     usable_bytes,
 )
+from calculator.estimation.builds import released_precision
 from calculator.page import Build, UnifiedMemory, precision_label
 from calculator.state import MAC_MEMORY_GIB, MAC_PREFIX
 from models_catalog.architecture import ModelSpec
@@ -140,8 +141,9 @@ def runs_on(
 ) -> RunsOn:
     """Whether the model runs on one unit of ``hardware``, at which precision or build, how far it stretches."""
     by_key = {b.key: b for b in builds if b.file_size_bytes}
+    released = released_precision(spec.native_dtype)
     options = []
-    for key in (*GENERIC, *by_key):
+    for key in (*GENERIC, *((released,) if released not in GENERIC else ()), *by_key):
         need = estimate(spec, _workload(key, by_key, hardware.engine)).total_bytes
         units = 0
         if hardware.gpu is not None:
@@ -197,23 +199,21 @@ def runs_on(
 
 @dataclass(frozen=True, slots=True)
 class ModelFit:
-    """How many of one GPU type a catalog model takes at each generic precision (default inference workload)."""
+    """How many of one GPU type a catalog model takes as released and at the generic 8- and 4-bit precisions
+    (default inference workload)."""
 
     url: str
     display_name: str
     params_billions: float | None
-    counts: tuple[tuple[str, int], ...]  # (precision, GPUs at 90 % fill)
+    counts: tuple[tuple[str, int], ...]  # (precision, GPUs at 90 % fill): as released, int8, int4
 
 
-def models_on_gpu(
-    models: Sequence[tuple[str, str, float | None, ModelSpec]],
-    gpu: GpuSpec,
-    precisions: Sequence[str] = ("fp16", "int8", "int4"),
-) -> list[ModelFit]:
+def models_on_gpu(models: Sequence[tuple[str, str, float | None, ModelSpec]], gpu: GpuSpec) -> list[ModelFit]:
     """For each (url, name, billions, spec): GPUs of ``gpu`` it needs per precision, fewest first."""
     engine = "llama.cpp" if gpu.segment in LOCAL_SEGMENTS else "vllm"
     fits = []
     for url, name, billions, spec in models:
+        precisions = (released_precision(spec.native_dtype), "int8", "int4")
         counts = tuple(
             (p, gpus_needed(estimate(spec, Workload(precision=p, engine=engine)).total_bytes, gpu.memory_bytes))
             for p in precisions

@@ -8,7 +8,8 @@ from datetime import date
 
 from django.db.models import F
 
-from calculator.estimation import GIB, RankedOffer, Workload, apple_fit, estimate, rank, usable_bytes
+from calculator.estimation import GIB, PRECISIONS, RankedOffer, Workload, apple_fit, estimate, rank, usable_bytes
+from calculator.estimation.builds import released_precision
 from models_catalog.models import Model
 from models_catalog.specs import SpecUnavailable, spec_from_model
 from pricing.gpus import load_gpus
@@ -28,16 +29,17 @@ CACHE_SECONDS = 60 * 60
 class PopularModel:
     url: str
     name: str
-    fp16_bytes: int
+    precision: str  # the precision the model's repository ships (``released_precision``)
+    released_bytes: int  # inference at that precision, 8K tokens, one request
     int4_bytes: int
-    cheapest: RankedOffer | None  # for FP16 inference at 8K tokens, one request
+    cheapest: RankedOffer | None  # for released_bytes
 
 
 @dataclass(frozen=True, slots=True)
 class RunsOnLocal:
     url: str  # the model's "can it run" page for that machine
     name: str
-    precision: str  # the widest generic precision that fits
+    precision: str  # the widest precision of local_ladder that fits
     need_bytes: int
 
 
@@ -89,12 +91,14 @@ def _compute() -> HomeAnswers:
             spec = spec_from_model(model)
         except SpecUnavailable:
             continue
+        released = released_precision(spec.native_dtype)
         if len(popular) < POPULAR:
-            fp16 = estimate(spec, Workload()).total_bytes
+            need = estimate(spec, Workload(precision=released)).total_bytes
             int4 = estimate(spec, Workload(precision="int4")).total_bytes
-            popular.append(PopularModel(model.url, model.display_name, fp16, int4, rank(fp16, offers, gpus).cheapest))
+            cheapest = rank(need, offers, gpus).cheapest
+            popular.append(PopularModel(model.url, model.display_name, released, need, int4, cheapest))
         local = [
-            (p, estimate(spec, Workload(precision=p, engine="llama.cpp")).total_bytes) for p in ("fp16", "int8", "int4")
+            (p, estimate(spec, Workload(precision=p, engine="llama.cpp")).total_bytes) for p in local_ladder(released)
         ]
         for budget, found, machine in ((card, on_card, "rtx-4090"), (mac, on_mac, f"mac-{MAC_GIB}")):
             fitting = [(p, need) for p, need in local if need <= budget]
@@ -111,6 +115,13 @@ def _compute() -> HomeAnswers:
             for m in newest
         ),
     )
+
+
+def local_ladder(released: str) -> tuple[str, ...]:
+    """The precisions tried on a machine of one's own, widest first: the released one, then the generic 8- and
+    4-bit ones that store fewer bits (an FP8 or MXFP4 release is not widened back to 16 bits)."""
+    bits = PRECISIONS[released].nominal_bits if released in PRECISIONS else 16
+    return (released, *(p for p in ("int8", "int4") if PRECISIONS[p].nominal_bits < bits))
 
 
 def _largest_first(rows: list[RunsOnLocal]) -> tuple[RunsOnLocal, ...]:

@@ -77,7 +77,13 @@ def spec_from_model(model: Model | ModelRecord) -> ModelSpec:
     """
     total = model.params_total if model.params_total_source != "computed" else None
     active = model.params_active if model.params_active_source != "computed" else None
-    return spec_from_config(model.config, param_counts(total, active, model.params_by_dtype, model.params_total_source))
+    spec = spec_from_config(model.config, param_counts(total, active, model.params_by_dtype, model.params_total_source))
+    if model.native_dtype and "native_dtype" in spec.estimated_fields:
+        # a partial config that does not say how the weights ship: the catalog's released precision (a reference
+        # page, the repository's files) is the one fact there is
+        estimated = tuple(f for f in spec.estimated_fields if f != "native_dtype")
+        spec = replace(spec, native_dtype=model.native_dtype, estimated_fields=estimated)
+    return spec
 
 
 def spec_from_recorded_folder(folder: Path, total: int | None = None, active: int | None = None) -> ModelSpec:

@@ -18,6 +18,7 @@ from calculator.api.catalog_schemas import ApiPriceOut, GpuOfferOut, GpuOut, Mod
 from calculator.api.errors import ApiError, bad_parameters, error_response
 from calculator.api.estimate import estimate_json
 from calculator.api.schemas import MAX_JSON_DEPTH, CalculatorQuery, ErrorOut, EstimateOut, EstimateQuery, InlineConfig
+from calculator.estimation.builds import released_precision
 from calculator.page import model_page as page_for
 from calculator.page import page_choices
 from calculator.page import sources as page_data
@@ -173,7 +174,7 @@ def estimate_inline(request: HttpRequest, query: Query[CalculatorQuery]) -> Any:
         gpus=tuple(gpus),
         hosted=(),
         today=_today(),
-        choices=page_choices(spec.max_context, (), gpus),
+        choices=page_choices(spec.max_context, (), gpus, released=released_precision(spec.native_dtype)),
         hub_id="",
     )
     try:

@@ -35,3 +35,16 @@ def build_precision(file_format: str, label: str, bits_per_weight: float | None)
 
 def build_runtimes(file_format: str) -> tuple[str, ...]:
     return RUNTIMES_BY_FORMAT.get(file_format, ())
+
+
+# The precision a model is assumed to run in unless the reader picks another: the one its own repository ships
+# (its native dtype from config.json's quantization_config or torch_dtype, or a reference where the config is
+# partial). 16-bit and 32-bit releases run in 16 bits: vLLM's default --dtype "auto" loads an FP32 checkpoint as FP16
+# and a BF16 one as BF16 (docs.vllm.ai, engine arguments, --dtype), and the page's "fp16" sizes both 16-bit types.
+_RELEASED_PRECISIONS = {"fp8": "fp8", "mxfp4": "mxfp4", "int8": "int8", "int4": "int4", "nf4": "nf4"}
+
+
+def released_precision(native_dtype: str) -> str:
+    """The page precision of a model's released weights: "fp8" for an FP8 repository, "mxfp4" for MXFP4 experts,
+    "fp16" for BF16 / FP16 / FP32 (and an unknown dtype)."""
+    return _RELEASED_PRECISIONS.get(native_dtype.strip().lower(), "fp16")

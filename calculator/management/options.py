@@ -34,6 +34,7 @@ from calculator.estimation import (
     get_precision,
 )
 from calculator.estimation.applicability import choose_mode
+from calculator.estimation.builds import released_precision
 from calculator.labels import MODE_CHANGES
 from calculator.state import parse_tokens
 from models_catalog.architecture import ModelSpec
@@ -265,7 +266,7 @@ def add_workload_arguments(parser: CommandParser) -> None:
     parser.add_argument(
         "--precision",
         help="fp32 fp16 bf16 fp8 int8 int4 nf4 mxfp4 awq gptq mlx-2bit … mlx-8bit, or a GGUF type (Q4_K_M, IQ4_XS); "
-        "default fp16 (QLoRA: int4)",
+        "default: the precision the model ships in (fp16 for BF16 / FP16 releases; QLoRA: int4)",
     )
     parser.add_argument("--mode", default="inference", help=" | ".join(MODES))
     parser.add_argument("--context", default="8192", help="tokens per request: 8192, 8K, 128k, 1M")
@@ -318,11 +319,13 @@ def read_request(options: dict[str, Any], **workload_fields: Any) -> Request:
     concurrency = parse_int("--concurrency", options["concurrency"], MAX_CONCURRENCY)
     params = parse_count("--params", options["params"]) if options.get("params") is not None else None
     active = parse_count("--active-params", options["active_params"]) if options.get("active_params") else None
+    name, spec, overridden = load_spec(options["model"], params, active)
+    if asked_precision is None:  # the precision the model's repository ships, as on its page and in the API
+        precision = get_precision(released_precision(spec.native_dtype)) or precision
     choice = choose_mode(mode, precision.key)
     # an unasked precision is the mode's own: QLoRA on its 4-bit base is what was asked, not a correction
     applies = choice.applies or asked_precision is None
     used = get_precision(choice.precision) or precision
-    name, spec, overridden = load_spec(options["model"], params, active)
     workload = Workload(
         mode=choice.mode,
         precision=used.key,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from calculator.estimation import GIB, PRECISIONS, Mode, RankedOffer, Workload, apple_fit, estimate
+from calculator.estimation.builds import released_precision
 from calculator.estimation.launch import LaunchConfig, launch_command
 from calculator.page.inputs import PageInputs
 from calculator.state import MAC_MEMORY_GIB
@@ -36,6 +37,8 @@ def commands_section(inputs: PageInputs, setting: Setting, cheapest: RankedOffer
         plan = instance_plan(cheapest, spec)
         gpus = plan.gpus_run
         precision = setting.precision if setting.precision in PRECISIONS else "fp16"
+        if precision == released_precision(spec.native_dtype):
+            precision = ""  # the repository ships it (an FP8 or MXFP4 release): no on-the-fly quantization flag
         cloud = launch_command(
             LaunchConfig(
                 engine=engine,

@@ -9,6 +9,7 @@ from typing import Any
 
 from calculator.estimation import Breakdown, Mode, Workload, usable_bytes
 from calculator.estimation.applicability import choose_mode
+from calculator.estimation.builds import released_precision
 from calculator.page.inputs import PageInputs, precision_label
 from models_catalog.architecture import AttentionKind, ModelSpec
 
@@ -105,6 +106,17 @@ class PageWork:
         return found
 
     @cached_property
+    def released(self) -> PrecisionCard:
+        """Inference at the precision the model's repository ships, with its cheapest configuration."""
+        return self.precision_card(released_precision(self.spec.native_dtype))
+
+    def precision_card(self, precision: str) -> PrecisionCard:
+        need = self.needs.get((Mode.INFERENCE, precision))
+        if need is None:
+            need = self.estimates.need(self.estimates.workload(self.state, Mode.INFERENCE, precision))[1]
+        return PrecisionCard(precision, precision_label(precision), need, self.cheapest(need))
+
+    @cached_property
     def local(self) -> Local:
         return local_section(self.estimates, self.state, self.builds, self.inputs.gpus)
 
@@ -143,11 +155,8 @@ def _matrix(work: PageWork) -> tuple[tuple[str, tuple[MatrixCell, ...]], ...]:
 
 
 def _precision_cards(work: PageWork) -> PrecisionCards:
-    def card(precision: str) -> PrecisionCard:
-        need = work.needs[(Mode.INFERENCE, precision)]
-        return PrecisionCard(precision, precision_label(precision), need, work.cheapest(need))
-
-    return PrecisionCards(fp16=card("fp16"), int8=card("int8"), int4=card("int4"))
+    card = work.precision_card
+    return PrecisionCards(fp16=card("fp16"), int8=card("int8"), int4=card("int4"), released=work.released)
 
 
 def _mode_cards(work: PageWork) -> ModeCards:
@@ -201,7 +210,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("api", lambda w: hosted_section(w.inputs, w.gpus, w.spec, w.workload), "_api.html"),
     Section(
         "faq",
-        lambda w: faq_section(w.inputs.display_name, w.setting, w.needs, w.local, w.gpus.ranking.cheapest),
+        lambda w: faq_section(w.inputs.display_name, w.setting, w.needs, w.local, w.gpus.ranking.cheapest, w.released),
         "_faq.html",
     ),
 )

@@ -19,6 +19,7 @@ from calculator.state import tokens_label
 
 from .local import Local, MacVerdict
 from .setting import Setting
+from .sizes import PrecisionCard
 
 
 class FaqItem(NamedTuple):
@@ -42,11 +43,18 @@ COUNT_SIZES_GB = (80, 48, 24)  # the GPU memory sizes "how many GPUs" answers fo
 
 
 def faq_section(
-    name: str, setting: Setting, needs: dict[tuple[Mode, str], int], local: Local, cheapest: RankedOffer | None
+    name: str,
+    setting: Setting,
+    needs: dict[tuple[Mode, str], int],
+    local: Local,
+    cheapest: RankedOffer | None,
+    released: PrecisionCard,
 ) -> Faq:
-    """The questions in page order; ``needs`` holds the need of every mode and generic precision (the matrix)."""
+    """The questions in page order; ``needs`` holds the need of every mode and generic precision (the matrix),
+    ``released`` inference at the precision the model ships in (which leads where it is not 16-bit)."""
     name = name or gettext("this model")
     fp16, int8, int4 = (needs[(Mode.INFERENCE, p)] for p in ("fp16", "int8", "int4"))
+    narrower_release = released.precision != "fp16"
     lora, qlora, full = needs[(Mode.LORA, "fp16")], needs[(Mode.QLORA, "int4")], needs[(Mode.FULL, "fp16")]
     usable_80 = usable_bytes(80 * GB)
     context, requests = tokens_label(setting.context), requests_phrase(setting.concurrency)
@@ -62,6 +70,12 @@ def faq_section(
         "context": context,
         "requests": requests,
     }
+    if narrower_release:
+        released_need = gettext("About %(need)s at %(precision)s, the precision it is released in.") % {
+            "need": format_gb(released.need_bytes),
+            "precision": released.label,
+        }
+        vram = f"{released_need} {vram}"
 
     if cheapest is not None:
         cheapest_answer = gettext(
@@ -96,6 +110,11 @@ def faq_section(
 
     if fp16 <= usable_80:
         h100 = gettext("Yes, even at FP16 (about %(need)s).") % {"need": format_gb(fp16)}
+    elif narrower_release and released.need_bytes <= usable_80:
+        h100 = gettext("Yes, at %(precision)s as released (about %(need)s).") % {
+            "precision": released.label,
+            "need": format_gb(released.need_bytes),
+        }
     elif int4 <= usable_80:
         h100 = gettext("At INT4, yes (about %(need)s); at FP16 it needs about %(fp16)s.") % {
             "need": format_gb(int4),

@@ -67,6 +67,7 @@ class PrecisionCards:
     fp16: PrecisionCard
     int8: PrecisionCard
     int4: PrecisionCard
+    released: PrecisionCard  # the precision the model's repository ships (one of the above for a 16-bit release)
 
     def __iter__(self) -> Iterator[PrecisionCard]:
         return iter((self.fp16, self.int8, self.int4))

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from calculator.estimation import ApiPrice
+from calculator.estimation.builds import released_precision
 from calculator.labels import data_text
 from calculator.page import Build, HostedPrice, PageInputs, build_key, page_choices
 from calculator.state import CalculatorState, PageChoices
@@ -133,7 +134,9 @@ def page_sources(model: Model, facts: ModelFacts, today: date) -> PageSources:
         gpus=tuple(gpus),
         hosted=tuple(_hosted(row) for row in api_prices_for(model.hub_id, today)),
         today=today,
-        choices=page_choices(spec.max_context or model.max_context, builds, gpus),
+        choices=page_choices(
+            spec.max_context or model.max_context, builds, gpus, released=released_precision(spec.native_dtype)
+        ),
         hub_id=model.hub_id,
         display_name=model.display_name,
     )

@@ -73,8 +73,19 @@ def _error(response, status, code):
 # --- estimate -------------------------------------------------------------------------------------------------
 
 
+def test_estimate_defaults_to_the_precision_each_model_is_released_in(client, seed_site):
+    glm = _json(client.get(ESTIMATE))  # FP8 repository (the reference page names its 128x128-block FP8 weights)
+    assert glm["setting"]["precision"] == "fp8" and round(glm["breakdown"]["total_bytes"] / 1e9) == 356
+    gpt_oss = _json(client.get("/api/v1/estimate?model=openai/gpt-oss-120b"))  # MXFP4 experts in config.json
+    assert gpt_oss["setting"]["precision"] == "mxfp4"
+    assert 65e9 < gpt_oss["breakdown"]["total_bytes"] < 80e9
+    assert _json(client.get("/api/v1/estimate?model=openai/gpt-oss-120b&precision=mxfp4")) == gpt_oss
+    llama = _json(client.get("/api/v1/estimate?model=meta-llama/Llama-3.1-8B-Instruct"))  # BF16
+    assert llama["setting"]["precision"] == "fp16"
+
+
 def test_estimate_gives_the_seed_need_and_the_first_ranking_row(client, seed_site):
-    body = _json(client.get(ESTIMATE))
+    body = _json(client.get(ESTIMATE + "&precision=fp16"))  # the reference page's BF16 figures
 
     assert body["model"] == GLM
     assert round(body["breakdown"]["total_bytes"] / 1e9) == 708

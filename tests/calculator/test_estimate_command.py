@@ -62,11 +62,18 @@ def test_json_has_every_documented_field():
 
 
 def test_catalog_model_without_hub_counts_uses_the_reference_figures():
-    result = run("zai-org/GLM-5.3-Flash", "--gpu", "mi300x", "--gpu", "a40")
+    result = run("zai-org/GLM-5.3-Flash", "--precision", "fp16", "--gpu", "mi300x", "--gpu", "a40")
     assert result["params_total"] == 321_300_000_000
     assert result["params_source"] == "reference"
     assert round(result["total_bytes"] / GB) == 708
     assert [(row["count"], row["nodes"]) for row in result["gpus"]] == [(5, 1), (17, 3)]
+
+
+def test_without_a_precision_the_model_is_sized_as_released():
+    assert round(run("zai-org/GLM-5.3-Flash")["total_bytes"] / GB) == 356  # FP8 repository
+    gpt_oss = run("openai/gpt-oss-120b")
+    assert gpt_oss["workload"]["precision"] == "mxfp4" and 65 < gpt_oss["total_bytes"] / GB < 80
+    assert run("meta-llama/Llama-3.1-8B-Instruct")["workload"]["precision"] == "fp16"  # BF16
 
 
 def test_config_path_needs_no_catalog_and_accepts_param_overrides(tmp_path):

@@ -37,8 +37,9 @@ def test_home_lists_popular_models_with_need_and_cheapest_configuration(client, 
 
     glm = page.one("table", id="popular").one("tr", data_model="GLM-5.3-Flash")
     cells = [c.text.replace("\xa0", " ") for c in glm.select("td")]
-    assert cells[0] == "708 GB" and cells[1] == "187 GB"
-    assert "5 × MI300X 192GB" in cells[2]
+    # as released (FP8), the figure its own page leads with
+    assert cells[0] == "356 GB FP8" and cells[1] == "187 GB"
+    assert "3 × MI300X 192GB" in cells[2]
 
 
 def test_home_answers_what_runs_on_a_24_gb_card_and_a_64_gb_mac(client, site):
@@ -61,7 +62,7 @@ def test_home_answers_follow_a_price_change(client, site):
     Offer.objects.filter(provider__slug="runpod", gpu__slug="mi300x").update(price_per_gpu_hour_usd="1.99")
     PRICES_GENERATION.bump()  # what a price refresh does when it stores new prices
     after = parse(client.get("/en/").content).one("table", id="popular").one("tr", data_model="GLM-5.3-Flash").text
-    assert before != after and "$15.92" in after
+    assert before != after and "$7.96" in after  # 4 GPUs' price for the 3 × MI300X needed at FP8
 
 
 def test_german_home_links_to_german_model_pages_after_an_english_one_was_rendered(client, site, settings):

@@ -21,6 +21,9 @@ from tests.support import module_rows
 SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
 GLM = "/en/models/zai-org/GLM-5.3-Flash/"
 GLM_DE = "/de/models/zai-org/GLM-5.3-Flash/"
+# The reference page's figures are GLM-5.3-Flash's BF16 ones; the page's default is the FP8 it is released in.
+GLM_FP16 = GLM + "?precision=fp16"
+GLM_DE_FP16 = GLM_DE + "?precision=fp16"
 
 pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("model-page")]
 
@@ -51,7 +54,7 @@ def _cells(row):
 
 
 def test_seed_model_shows_the_seed_headline_and_summary(client, seed_site):
-    _, page = _get(client, GLM)
+    _, page = _get(client, GLM_FP16)
 
     assert page.one(id="summary-heading").text == "GLM-5.3-Flash needs about 708 GB of GPU memory"
     assert page.one(data_card="need").text == "708 GB"
@@ -64,7 +67,7 @@ def test_seed_model_shows_the_seed_headline_and_summary(client, seed_site):
 
 
 def test_breakdown_prints_each_term_with_its_formula(client, seed_site):
-    _, page = _get(client, GLM)
+    _, page = _get(client, GLM_FP16)
 
     table = page.one("table", **{"class": "breakdown"})
     weights = table.one("tr", data_term="weights")
@@ -80,7 +83,7 @@ def test_breakdown_prints_each_term_with_its_formula(client, seed_site):
 
 
 def test_ranking_reproduces_the_seed_rows_cheapest_first(client, seed_site):
-    _, page = _get(client, GLM)
+    _, page = _get(client, GLM_FP16)
 
     rows = page.one("table", id="ranking").select("tr", data_gpu_family=True)
     assert [(r.select("th")[0].text.replace(" cheapest", ""), _cells(r)[0]) for r in rows] == [
@@ -100,7 +103,7 @@ def test_ranking_reproduces_the_seed_rows_cheapest_first(client, seed_site):
 
 
 def test_cost_per_cloud_lists_the_six_seed_providers(client, seed_site):
-    _, page = _get(client, GLM)
+    _, page = _get(client, GLM_FP16)
 
     rows = page.one("table", id="by-provider").select("tr", data_provider=True)
     assert [(r.attrs["data-provider"], _cells(r)[0], _cells(r)[1]) for r in rows] == [
@@ -136,7 +139,7 @@ def test_matrix_fills_only_the_combinations_that_apply(client, seed_site):
 
 
 def test_german_page_formats_money_and_numbers_for_german_readers(client, seed_site):
-    _, page = _get(client, GLM_DE)
+    _, page = _get(client, GLM_DE_FP16)
 
     assert page.one(data_card="per-hour").text.replace("\xa0", " ") == "19,12 $"
     assert page.one(data_card="per-month").text.replace("\xa0", " ") == "13.958 $"
@@ -235,7 +238,7 @@ def test_bad_query_values_fall_back_to_defaults_with_a_notice(client, seed_site,
     assert b"<script>alert" not in response.content
     assert len(response.content) < 150_000
     if name != "concurrency":
-        assert page.one(data_card="need").text == "708 GB"
+        assert page.one(data_card="need").text == "356 GB"  # the default: FP8, as released
 
 
 def test_context_accepts_the_units_readers_type(client, seed_site):
@@ -391,7 +394,7 @@ def test_a_marketplace_instance_of_five_gpus_runs_as_five_pipeline_stages(client
     from io import StringIO
 
     call_command("load_prices", stdout=StringIO())
-    _, page = _get(client, GLM)
+    _, page = _get(client, GLM_FP16)
     assert page.one(data_card="per-hour").text == "$11.95"  # 5 × $2.39
     cheapest = page.one("tr", data_cheapest="true")
     assert cheapest.one("span", data_plan="tp1-pp5").text.endswith("1 × 5 (tensor × pipeline parallel)")

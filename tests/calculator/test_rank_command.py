@@ -89,7 +89,8 @@ def test_rank_text_marks_low_confidence_rows_of_the_shipped_snapshot():
 
 def test_rank_for_a_model_ranks_its_estimated_need():
     by_model = json.loads(run("ZAI-ORG/glm-5.3-flash", "--json"))
-    need = estimate(load_spec("zai-org/GLM-5.3-Flash", None, None)[1], Workload()).total_bytes
+    # as released: FP8 (the page's, the API's and the command's default)
+    need = estimate(load_spec("zai-org/GLM-5.3-Flash", None, None)[1], Workload(precision="fp8")).total_bytes
     by_memory = json.loads(run("--memory-gb", str(Decimal(need) / BYTES_PER_GB), "--json"))
     assert by_model["model"] == "zai-org/GLM-5.3-Flash"
     assert by_model["need_gb"] == by_memory["need_gb"]
@@ -98,7 +99,7 @@ def test_rank_for_a_model_ranks_its_estimated_need():
     ]
     assert by_model["workload"] == {
         "mode": "inference",
-        "precision": "fp16",
+        "precision": "fp8",
         "context": 8192,
         "concurrency": 1,
         "engine": "vllm",

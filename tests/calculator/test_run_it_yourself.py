@@ -55,11 +55,14 @@ def test_a_dense_model_that_fits_the_card_stays_on_the_gpu(client, site):
 def test_commands_start_the_cheapest_configuration_and_the_smallest_mac(client, site):
     page = parse(client.get(GLM).content)
 
+    # the FP8 repository as released: no on-the-fly --quantization flag; 3 MI300X needed, the 4 sold run TP 4
     cloud = page.one("pre", id="cmd-cloud").text
     assert (
         cloud
-        == "vllm serve zai-org/GLM-5.3-Flash --tensor-parallel-size 8 --max-model-len 8192 --gpu-memory-utilization 0.9"
+        == "vllm serve zai-org/GLM-5.3-Flash --tensor-parallel-size 4 --max-model-len 8192 --gpu-memory-utilization 0.9"
     )
+    fp16 = parse(client.get(GLM + "?precision=fp16").content).one("pre", id="cmd-cloud").text
+    assert fp16.endswith("--tensor-parallel-size 8 --max-model-len 8192 --gpu-memory-utilization 0.9")
     mac = page.one("pre", id="cmd-mac").text
     assert "mlx_lm.server --model mlx-community/GLM-5.3-Flash-" in mac
     sglang = parse(client.get(GLM + "?engine=sglang").content).one("pre", id="cmd-cloud").text

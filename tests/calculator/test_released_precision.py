@@ -1,0 +1,86 @@
+"""The precision a model ships in is the default everywhere: the model page's headline, the API, the CLI, the GPU
+page's first column and the comparison name the same precision and the same need.
+
+gpt-oss-120b ships MXFP4 experts (config.json's quantization_config), DeepSeek-V3 FP8 (config.json), GLM-5.3-Flash
+FP8 (the recorded config is partial; the reference page names the FP8 repository), Llama-3.1-8B and Qwen3-30B-A3B
+BF16. Their BF16 figures stay one choice away (``?precision=fp16``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from calculator.estimation.builds import released_precision
+from calculator.formatting import format_gb
+from calculator.views_hardware import MAX_COMPARED as COMPARED
+from models_catalog import services
+from tests.calculator.estimate_cli import run
+from tests.models_catalog.html import parse
+from tests.support import module_rows
+
+SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
+
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("released-precision")]
+
+RELEASED = {
+    "openai/gpt-oss-120b": "mxfp4",
+    "deepseek-ai/DeepSeek-V3": "fp8",
+    "zai-org/GLM-5.3-Flash": "fp8",
+    "meta-llama/Llama-3.1-8B-Instruct": "fp16",
+    "Qwen/Qwen3-30B-A3B": "fp16",
+}
+
+
+def _write_site() -> None:
+    services.model_import_offline(SHIPPED, only=list(RELEASED))
+    call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
+
+
+_site_rows = module_rows(_write_site)
+
+
+@pytest.fixture
+def site(_site_rows, db):
+    """Five models and the seed offers: written once for the module, rolled back to after each test."""
+
+
+@pytest.mark.parametrize(
+    ("native", "precision"),
+    [("bf16", "fp16"), ("fp16", "fp16"), ("fp32", "fp16"), ("", "fp16"), ("fp8", "fp8"), ("MXFP4", "mxfp4")],
+)
+def test_released_precision_of_each_native_dtype(native, precision):
+    assert released_precision(native) == precision
+
+
+@pytest.mark.parametrize("hub_id", RELEASED)
+def test_page_api_and_cli_default_to_the_released_precision_with_one_need(client, site, hub_id):
+    precision = RELEASED[hub_id]
+    api = client.get(f"/api/v1/estimate?model={hub_id}").json()
+    cli = run(hub_id)
+    page = parse(client.get(f"/en/models/{hub_id}/").content)
+
+    assert api["setting"]["precision"] == cli["workload"]["precision"] == precision
+    assert api["breakdown"]["total_bytes"] == cli["total_bytes"]
+    assert page.one(data_card="need").text.replace("\xa0", " ") == format_gb(cli["total_bytes"]).replace("\xa0", " ")
+    assert page.one("select", name="precision").one("option", selected=True).attrs["value"] == precision
+    # the BF16 figures stay one choice away, and differ where the release is narrower
+    fp16 = client.get(f"/api/v1/estimate?model={hub_id}&precision=fp16").json()["breakdown"]["total_bytes"]
+    assert (fp16 > 1.8 * cli["total_bytes"]) is (precision != "fp16")
+
+
+def test_gpu_page_and_comparison_lead_with_the_released_precision(client, site):
+    gpu = parse(client.get("/en/gpus/h100-sxm/").content)
+    rows = {r.attrs["data-model"]: r for r in gpu.one("table", id="models-on-gpu").select("tr", data_model=True)}
+    for hub_id, precision in RELEASED.items():
+        name = hub_id.split("/")[1]
+        assert rows[name].select("td")[0].attrs["data-precision"] == precision
+
+    compared = list(RELEASED)[:COMPARED]
+    compare = parse(client.get(f"/en/compare/?models={','.join(compared)}").content)
+    cells = compare.one("tr", data_row="released").select("td")
+    for cell, hub_id in zip(cells, compared, strict=True):
+        need = format_gb(run(hub_id)["total_bytes"]).replace("\xa0", " ")
+        assert cell.text.replace("\xa0", " ").startswith(need), (hub_id, cell.text)
