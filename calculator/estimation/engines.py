@@ -117,7 +117,9 @@ ENGINES: Mapping[str, EngineProfile] = {
             key="llama.cpp",
             name="llama.cpp",
             platforms=("nvidia", "amd", "apple", "cpu"),
-            formats=frozenset({"gguf", "float", "generic"}),
+            # MXFP4 is a ggml type since "llama : add gpt-oss" (ggml-org/llama.cpp#15091, 2025-08-05; CUDA, Vulkan,
+            # Metal, CPU): gpt-oss's GGUF keeps its experts in it
+            formats=frozenset({"gguf", "float", "generic", "mxfp4"}),
             kv_dtypes=frozenset({"fp16", "bf16", "fp32", "q8_0", "q4_0"}),
             block_tokens=256,
             pads_total_context=True,
@@ -137,7 +139,7 @@ ENGINES: Mapping[str, EngineProfile] = {
             key="ollama",
             name="Ollama",
             platforms=("nvidia", "amd", "apple", "cpu"),
-            formats=frozenset({"gguf", "float", "generic"}),
+            formats=frozenset({"gguf", "float", "generic", "mxfp4"}),  # llama.cpp inside (its MXFP4 type)
             kv_dtypes=frozenset({"fp16", "q8_0", "q4_0"}),
             block_tokens=256,
             pads_total_context=True,

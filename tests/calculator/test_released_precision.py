@@ -13,10 +13,12 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
+from calculator.estimation import Workload, estimate
 from calculator.estimation.builds import released_precision
 from calculator.formatting import format_gb
 from calculator.views_hardware import MAX_COMPARED as COMPARED
 from models_catalog import services
+from models_catalog.specs import spec_from_recorded_folder
 from tests.calculator.estimate_cli import run
 from tests.models_catalog.html import parse
 from tests.support import module_rows
@@ -84,3 +86,12 @@ def test_gpu_page_and_comparison_lead_with_the_released_precision(client, site):
     for cell, hub_id in zip(cells, compared, strict=True):
         need = format_gb(run(hub_id)["total_bytes"]).replace("\xa0", " ")
         assert cell.text.replace("\xa0", " ").startswith(need), (hub_id, cell.text)
+
+
+@pytest.mark.parametrize("engine", ["llama.cpp", "ollama", "vllm", "sglang", "mlx"])
+def test_every_engine_that_loads_gpt_oss_as_released_says_nothing_against_it(engine):
+    # llama.cpp has had an MXFP4 type since "llama : add gpt-oss" (ggml-org/llama.cpp#15091), Ollama runs llama.cpp
+    spec = spec_from_recorded_folder(SHIPPED / "openai" / "gpt-oss-120b")
+    breakdown = estimate(spec, Workload(precision="mxfp4", engine=engine))
+    assert not [w for w in breakdown.warnings if "does not load" in w]
+    assert 60e9 < breakdown.total_bytes < 80e9
