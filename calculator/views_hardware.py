@@ -25,7 +25,7 @@ from models_catalog.models import Model
 from models_catalog.specs import SpecUnavailable, spec_from_model
 from models_catalog.views import model_for
 from pricing.gpus import SEGMENTS, GpuSpec, load_gpus
-from pricing.offers import OfferRecord
+from pricing.offers import OfferRecord, stale_offers
 from pricing.selectors import current_offers, price_history, provider_statuses
 
 MODELS_ON_GPU_PAGE = 120  # catalog models listed on a GPU page (the most downloaded, then the largest)
@@ -105,6 +105,7 @@ def gpu_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "gpu": gpu,
         "sources": _source_lines(gpu.sources),
         "on_demand": on_demand,
+        "stale": stale_offers(on_demand),
         "other_offer_count": len(offers) - len(on_demand),  # spot, community and reserved
         "history": history,
         # why a GPU with offers has no history: none was seen within the window a day of the history counts
@@ -129,7 +130,8 @@ def provider_detail(request: HttpRequest, slug: str) -> HttpResponse:
         raise Http404("no such provider")
     offers = current_offers(provider_slugs=[slug])
     names = {g.slug: g.short_name for g in load_gpus()}
-    return render(request, "calculator/provider.html", {"provider": status, "offers": offers, "gpu_names": names})
+    context = {"provider": status, "offers": offers, "stale": stale_offers(offers), "gpu_names": names}
+    return render(request, "calculator/provider.html", context)
 
 
 @require_GET

@@ -7,6 +7,7 @@ consumes them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
@@ -117,3 +118,26 @@ def normalise_gpu_counts(counts: object) -> tuple[int, ...]:
             raise ValueError(f"GPU count must be a positive integer, got {count!r}")
         result.add(count)
     return tuple(sorted(result))
+
+
+@dataclass(frozen=True, slots=True)
+class StaleOffers:
+    """The stale prices among a table's offers, said once under the table instead of on every row."""
+
+    count: int
+    total: int
+    first_seen: date | None  # the oldest and newest capture day among them (None when none has a date)
+    last_seen: date | None
+
+
+def stale_offers(offers: Sequence[OfferRecord]) -> StaleOffers | None:
+    """How many of ``offers`` are stale and over which capture days; None when none is."""
+    days = [
+        o.captured_at.date() if isinstance(o.captured_at, datetime) else o.captured_at
+        for o in offers
+        if o.stale and o.captured_at is not None
+    ]
+    count = sum(1 for o in offers if o.stale)
+    if not count:
+        return None
+    return StaleOffers(count, len(offers), min(days, default=None), max(days, default=None))

@@ -44,7 +44,10 @@ class ProviderStatus:
     last_error: str
     last_good_at: datetime | None  # the latest refresh that confirmed prices (new or unchanged)
     offer_count: int
-    stale: bool
+    stale: bool  # its newest current price is stale (so all are): old, or the latest refresh failed
+    # the newest capture among its current offers (a live price counts as re-confirmed by every refresh that found
+    # it unchanged): what "prices confirmed" means to a reader, not the time a refresh ran
+    newest_capture: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,11 +105,17 @@ def provider_statuses(now: datetime | None = None) -> list[ProviderStatus]:
         .annotate(n=Count("id"))
         .values_list("snapshot_id", "n")
     )
+    newest: dict[str, datetime] = {}
+    for offer in current_offers(now=now):
+        seen = offer.captured_at
+        if isinstance(seen, datetime) and (offer.provider_slug not in newest or seen > newest[offer.provider_slug]):
+            newest[offer.provider_slug] = seen
     statuses = []
     for provider in providers:
         count = offer_counts.get(provider.success_id, 0)
         failing = _latest_refresh_failed(provider)
-        old = provider.good_at is None or now - provider.good_at > _stale_after()
+        newest_capture = newest.get(provider.slug)
+        old = newest_capture is None or now - newest_capture > _stale_after()
         statuses.append(
             ProviderStatus(
                 slug=provider.slug,
@@ -120,6 +129,7 @@ def provider_statuses(now: datetime | None = None) -> list[ProviderStatus]:
                 last_good_at=provider.good_at,
                 offer_count=count,
                 stale=bool(count) and (failing or old),
+                newest_capture=newest_capture,
             )
         )
     return statuses

@@ -95,7 +95,8 @@ class ProviderOut(Schema):
     has_api: bool
     last_refresh_at: datetime | None
     last_outcome: str | None
-    last_good_at: datetime | None
+    last_good_at: datetime | None = Field(..., description="the latest refresh that confirmed prices")
+    newest_capture: datetime | None = Field(..., description="the newest capture among its current offers")
     offer_count: int
     stale: bool
 

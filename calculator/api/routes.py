@@ -274,6 +274,7 @@ def providers(request: HttpRequest) -> Any:
             "last_refresh_at": p.last_refresh_at,
             "last_outcome": p.last_outcome,
             "last_good_at": p.last_good_at,
+            "newest_capture": p.newest_capture,
             "offer_count": p.offer_count,
             "stale": p.stale,
         }

@@ -198,3 +198,28 @@ def test_sitemap_lists_gpu_provider_and_can_it_run_pages(client, site):
     assert "/de/models/zai-org/GLM-5.3-Flash/runs-on/h100-sxm/" in runs_on
     assert "/en/gpus/mi300x/" in client.get("/sitemap-gpus.xml").content.decode()
     assert "/de/providers/runpod/" in client.get("/sitemap-providers.xml").content.decode()
+
+
+def test_prices_confirmed_is_the_newest_offer_capture_and_stale_prices_are_said_once_per_table(client, site):
+    """A refresh today that stored prices a page saw on Nov 13 (curated, not live) confirms nothing newer: the
+    provider's "prices confirmed" is Nov 13, stale, and each offer table says so once, with the dates."""
+    from datetime import UTC, datetime
+
+    from pricing.models import PriceSnapshot
+    from web.generations import PRICES_GENERATION
+
+    PriceSnapshot.objects.filter(provider__slug="runpod").update(captured_at=datetime.now(UTC))
+    PRICES_GENERATION.bump()
+    page = _page(client, "/en/providers/runpod/")
+
+    confirmed = next(div for div in page.select("div") if div.select("dt") and div.one("dt").text == "Prices confirmed")
+    assert confirmed.one("dd").text.startswith("Nov 13, 2026") and "stale" in confirmed.one("dd").text
+    rows = page.one("table", id="provider-offers").select("tr", data_gpu=True)
+    assert rows and all(row.attrs.get("data-stale") == "true" and "stale" not in row.text for row in rows)
+    note = page.one("p", data_stale_count=True)
+    assert note.attrs["data-stale-count"] == str(len(rows))
+    assert f"{len(rows)} of these {len(rows)} prices are stale: seen Nov 13, 2026 to Nov 13, 2026" in note.text
+    gpu = _page(client, "/en/gpus/mi300x/")
+    assert gpu.one("p", data_stale_count=True) and "stale" not in gpu.one("table", id="gpu-offers").text
+    index = _page(client, "/en/providers/").one("tr", data_provider="runpod").text
+    assert "Nov 13, 2026" in index and "stale" in index
