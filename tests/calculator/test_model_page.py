@@ -402,3 +402,17 @@ def test_a_marketplace_instance_of_five_gpus_runs_as_five_pipeline_stages(client
     assert "5 × MI300X 192GB" in commands
     assert "vllm serve zai-org/GLM-5.3-Flash --pipeline-parallel-size 5 --max-model-len 8192" in commands
     assert "--tensor-parallel-size" not in commands
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_fine_tuning_summary_names_what_training_uses_not_the_inference_engine_or_requests(client, seed_site, lang):
+    path = (GLM if lang == "en" else GLM_DE) + "?mode=lora&engine=sglang&concurrency=16&rank=16&batch=2&seq=4096"
+    setting = _get(client, path)[1].one("p", data_setting=True).text.replace("\xa0", " ")
+
+    assert "SGLang" not in setting and "16 requests" not in setting and "16 Anfragen" not in setting, setting
+    if lang == "en":
+        assert setting.startswith("LoRA fine-tuning (Hugging Face Transformers + PEFT), base weights FP16 / BF16")
+        assert "4K tokens per sample, batch 2, rank 16" in setting and "gradient checkpointing on" in setting
+    else:
+        assert "Basisgewichte FP16 / BF16" in setting and "Batch 2, Rang 16" in setting
+        assert "requests" not in setting and "Anfragen" not in setting
