@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import date
 from decimal import Decimal
+from typing import Any
 
 from babel.dates import format_skeleton
 from babel.numbers import format_decimal
@@ -77,6 +78,12 @@ FIELD_LABELS = {
     "ram": _("System RAM (GB)"),
 }
 
+
+def in_words(table: Mapping[str, Any], key: str) -> str:
+    """The reader's words for a stored key from one of the tables here; the key itself when the table lacks it."""
+    return str(table.get(key, key))
+
+
 LIMITS = {
     "gpu_bandwidth": _("GPU bandwidth"),
     "ram_bandwidth": _("RAM bandwidth"),
@@ -86,7 +93,7 @@ LIMITS = {
 
 
 def limit_label(key: str) -> str:
-    return str(LIMITS.get(key, key))
+    return in_words(LIMITS, key)
 
 
 VERDICTS = {
@@ -113,16 +120,16 @@ REFRESH_OUTCOMES = {
 
 
 def pricing_kind_label(key: str) -> str:
-    return str(PRICING_KINDS.get(key, key))
+    return in_words(PRICING_KINDS, key)
 
 
 def refresh_outcome_label(key: str) -> str:
-    return str(REFRESH_OUTCOMES.get(key, key))
+    return in_words(REFRESH_OUTCOMES, key)
 
 
 def mode_label(mode: object) -> str:
     key = str(getattr(mode, "value", mode))
-    return str(MODE_LABELS.get(key, key))
+    return in_words(MODE_LABELS, key)
 
 
 def precision_name(key: str) -> str:
@@ -150,7 +157,7 @@ ATTENTION_NAMES: dict[str, Promise] = {
 
 
 def attention_name(key: str) -> str:
-    return str(ATTENTION_NAMES.get(key, key))
+    return in_words(ATTENTION_NAMES, key)
 
 
 # The architecture a catalog entry records as its family (the config's ``model_type``) as readers name it: names of

@@ -101,7 +101,7 @@ def environment(**options) -> Environment:
             "precision_name": labels.precision_name,
             "precision_note": lambda key: str(labels.PRECISION_NOTES.get(key, "")),
             "mode_change": lambda key: str(labels.MODE_CHANGES.get(key, "")),
-            "verdict_label": lambda key: str(labels.VERDICTS.get(key, key)),
+            "verdict_label": lambda key: labels.in_words(labels.VERDICTS, key),
             "mode_labels": labels.MODE_LABELS,
             "optimizer_labels": labels.OPTIMIZER_LABELS,
             "framework_labels": labels.FRAMEWORK_LABELS,
