@@ -125,10 +125,10 @@ def provider_index(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def provider_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    status = next((p for p in provider_statuses() if p.slug == slug), None)
+    offers = current_offers(provider_slugs=[slug])
+    status = next(iter(provider_statuses(provider_slugs=[slug], offers=offers)), None)
     if status is None:
         raise Http404("no such provider")
-    offers = current_offers(provider_slugs=[slug])
     names = {g.slug: g.short_name for g in load_gpus()}
     context = {"provider": status, "offers": offers, "stale": stale_offers(offers), "gpu_names": names}
     return render(request, "calculator/provider.html", context)

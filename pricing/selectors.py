@@ -11,14 +11,14 @@ with its capture date, citation and confidence.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, TypedDict
 
 from django.conf import settings
-from django.db.models import Count, F, Max, OuterRef, Q, Subquery
+from django.db.models import F, Max, OuterRef, Q, Subquery
 
 from web.generations import PRICES_GENERATION
 from web.kept import Kept
@@ -95,24 +95,31 @@ def _latest_refresh_failed(provider: WithAnnotations[Provider, _LatestSnapshots]
     return provider.last_outcome in (PriceSnapshot.Outcome.FAILED, PriceSnapshot.Outcome.EMPTY)
 
 
-def provider_statuses(now: datetime | None = None) -> list[ProviderStatus]:
+def provider_statuses(
+    now: datetime | None = None,
+    *,
+    provider_slugs: Iterable[str] | None = None,
+    offers: Sequence[OfferRecord] | None = None,
+) -> list[ProviderStatus]:
+    """Each provider's refresh state, with how many current offers it has and the newest capture among them.
+    ``offers``: those providers' current offers (``current_offers``) where the caller read them already."""
     now = now or datetime.now(UTC)
-    providers = list(_providers_with_latest().order_by("name"))
-    success_ids = [p.success_id for p in providers if p.success_id]
-    offer_counts: dict[int | None, int] = dict(
-        Offer.objects.filter(snapshot_id__in=success_ids)
-        .values("snapshot_id")
-        .annotate(n=Count("id"))
-        .values_list("snapshot_id", "n")
-    )
+    providers = _providers_with_latest().order_by("name")
+    if provider_slugs is not None:
+        provider_slugs = list(provider_slugs)
+        providers = providers.filter(slug__in=provider_slugs)
+    if offers is None:
+        offers = current_offers(provider_slugs=provider_slugs, now=now)
+    offer_counts: dict[str, int] = defaultdict(int)
     newest: dict[str, datetime] = {}
-    for offer in current_offers(now=now):
+    for offer in offers:
+        offer_counts[offer.provider_slug] += 1
         seen = offer.captured_at
         if isinstance(seen, datetime) and (offer.provider_slug not in newest or seen > newest[offer.provider_slug]):
             newest[offer.provider_slug] = seen
     statuses = []
     for provider in providers:
-        count = offer_counts.get(provider.success_id, 0)
+        count = offer_counts[provider.slug]
         failing = _latest_refresh_failed(provider)
         newest_capture = newest.get(provider.slug)
         old = newest_capture is None or now - newest_capture > _stale_after()
