@@ -58,6 +58,7 @@ class ModelPage:
 
     cache_layout: CacheLayout
     setting: Setting
+    workload: Workload  # the core's workload the setting computed (fine-tuning's tokens per sample, batch, rank, …)
     breakdown: Breakdown
     summary: Summary
     rows: tuple[BreakdownRow, ...]
@@ -225,9 +226,13 @@ def model_page(inputs: PageInputs) -> ModelPage:
     work = PageWork(inputs)
     sections: dict[str, Any] = {section.name: section.build(work) for section in SECTIONS}
     return ModelPage(
-        cache_layout=_cache_layout(inputs.spec), setting=work.setting, breakdown=work.breakdown, **sections
+        cache_layout=_cache_layout(inputs.spec),
+        setting=work.setting,
+        workload=work.workload,
+        breakdown=work.breakdown,
+        **sections,
     )
 
 
 # every field of ModelPage but the setting it computed for is a section
-assert [f.name for f in fields(ModelPage)][3:] == [s.name for s in SECTIONS], "ModelPage and SECTIONS disagree"
+assert [f.name for f in fields(ModelPage)][4:] == [s.name for s in SECTIONS], "ModelPage and SECTIONS disagree"
