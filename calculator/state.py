@@ -43,6 +43,8 @@ PRESET_CONTEXTS: tuple[int, ...] = (
 )
 
 GENERIC_PRECISIONS: tuple[str, ...] = ("fp16", "fp8", "int8", "int4")
+# The precision where no model decides it (a model's page defaults to the one the model is released in).
+DEFAULT_PRECISION = "fp16"
 
 _TOKENS = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
 
@@ -83,7 +85,7 @@ class PageChoices:
 
     precisions: Sequence[Choice]
     max_context: int | None
-    default_precision: str = "fp16"
+    default_precision: str = DEFAULT_PRECISION
     gpus: Sequence[Choice] = ()
     default_gpu: str = "h200-sxm"
 
@@ -114,7 +116,7 @@ class PageChoices:
 class CalculatorState:
     """One state of the calculator. Field names are the query-string names."""
 
-    precision: str = "fp16"
+    precision: str = DEFAULT_PRECISION
     mode: str = Mode.INFERENCE.value
     engine: str = "vllm"
     concurrency: int = 1

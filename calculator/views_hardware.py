@@ -19,7 +19,8 @@ from calculator.charts import price_chart
 from calculator.hardware import hardware_for, models_on_gpu, popular_hardware, runs_on
 from calculator.page import ModelPage, capture_day, model_page
 from calculator.page.basis import page_basis
-from calculator.state import CalculatorState, parse_state, state_query
+from calculator.page.choices import FORM_PRECISIONS
+from calculator.state import DEFAULT_PRECISION, CalculatorState, parse_state, state_query
 from models_catalog import selectors
 from models_catalog.models import Model
 from models_catalog.specs import SpecUnavailable, spec_from_model
@@ -181,6 +182,7 @@ def compare(request: HttpRequest) -> HttpResponse:
     today = _today()
     choices = None
     state = CalculatorState()
+    as_released = True
     for hub in dict.fromkeys(wanted):
         model = selectors.model_by_hub_id(hub)
         if model is None:
@@ -192,22 +194,27 @@ def compare(request: HttpRequest) -> HttpResponse:
             compared.append(Compared(model, None, basis.unsizable))
             continue
         if choices is None:
-            # the settings every column shares: generic precisions only (published builds belong to one model)
+            # the settings every column shares: the form's generic precisions and formats (a published build or a
+            # model's own release format belongs to one model); without one asked, each model as it is released
             choices = replace(
                 sources.choices,
-                precisions=[c for c in sources.choices.precisions if not c.value.startswith("build:")],
+                precisions=[c for c in sources.choices.precisions if c.value in FORM_PRECISIONS],
                 max_context=None,
+                default_precision=DEFAULT_PRECISION,
             )
             parsed = parse_state(request.GET, choices)
             state = parsed.state
             notices += [(i.name, i.value, i.reason) for i in parsed.ignored]
-        compared.append(Compared(model, model_page(sources.inputs(state)), ""))
+            as_released = not request.GET.get("precision") or any(i.name == "precision" for i in parsed.ignored)
+        column = replace(state, precision=sources.choices.default_precision) if as_released else state
+        compared.append(Compared(model, model_page(sources.inputs(column)), ""))
     query = state_query(state, choices) if choices else ""
     context = {
         "compared": compared,
         "missing": missing,
         "notices": notices,
         "state": state,
+        "as_released": as_released,
         "models_param": ",".join(c.model.hub_id for c in compared),
         "state_query": query,
         "max_compared": MAX_COMPARED,

@@ -95,3 +95,21 @@ def test_every_engine_that_loads_gpt_oss_as_released_says_nothing_against_it(eng
     breakdown = estimate(spec, Workload(precision="mxfp4", engine=engine))
     assert not [w for w in breakdown.warnings if "does not load" in w]
     assert 60e9 < breakdown.total_bytes < 80e9
+
+
+def test_comparison_without_a_precision_puts_each_model_at_its_own_release(client, site):
+    """gpt-oss first must not put Llama (dense, BF16) and GLM (FP8) at MXFP4: each column is its model's headline."""
+    ids = ["openai/gpt-oss-120b", "zai-org/GLM-5.3-Flash", "meta-llama/Llama-3.1-8B-Instruct"]
+    compare = parse(client.get(f"/en/compare/?models={','.join(ids)}").content)
+
+    needs = [int(cell.attrs["data-bytes"]) for cell in compare.one("tr", data_row="need").select("td")]
+    assert needs == [run(hub_id)["total_bytes"] for hub_id in ids]
+    assert compare.one("caption").text.startswith("Each model as released")
+    # the permalinks to each model's page carry no precision: there, too, the model's own release is the default
+    links = [a.attrs["href"] for a in compare.one("thead").select("a")]
+    assert links == [f"/en/models/{hub_id}/" for hub_id in ids]
+    int4 = parse(client.get(f"/en/compare/?models={','.join(ids)}&precision=int4").content)
+    assert int4.one("caption").text.startswith("At INT4")
+    assert [int(c.attrs["data-bytes"]) for c in int4.one("tr", data_row="need").select("td")] == [
+        run(hub_id, "--precision", "int4")["total_bytes"] for hub_id in ids
+    ]
