@@ -115,6 +115,12 @@ def faq_section(
             "precision": released.label,
             "need": format_gb(released.need_bytes),
         }
+    elif int4 <= usable_80 and narrower_release:
+        h100 = gettext("At INT4, yes (about %(need)s); at %(precision)s as released it needs about %(released)s.") % {
+            "need": format_gb(int4),
+            "precision": released.label,
+            "released": format_gb(released.need_bytes),
+        }
     elif int4 <= usable_80:
         h100 = gettext("At INT4, yes (about %(need)s); at FP16 it needs about %(fp16)s.") % {
             "need": format_gb(int4),
@@ -125,15 +131,18 @@ def faq_section(
             "need": format_gb(int4)
         }
 
+    # counted at the precision the model is released in (FP16 for a 16-bit release)
     counts = ", ".join(
-        gettext("%(count)s × %(size)s GB") % {"count": gpus_needed(fp16, size * GB), "size": size}
+        gettext("%(count)s × %(size)s GB") % {"count": gpus_needed(released.need_bytes, size * GB), "size": size}
         for size in COUNT_SIZES_GB
     )
-    count = "{} {}.".format(
-        gettext("At FP16 with %(context)s tokens of context and %(requests)s:")
-        % {"context": context, "requests": requests},
-        counts,
+    setting_words = {"context": context, "requests": requests, "precision": released.label}
+    lead = (
+        gettext("At %(precision)s as released, with %(context)s tokens of context and %(requests)s:")
+        if narrower_release
+        else gettext("At FP16 with %(context)s tokens of context and %(requests)s:")
     )
+    count = f"{lead % setting_words} {counts}."
 
     return Faq(
         items=(

@@ -113,3 +113,16 @@ def test_comparison_without_a_precision_puts_each_model_at_its_own_release(clien
     assert [int(c.attrs["data-bytes"]) for c in int4.one("tr", data_row="need").select("td")] == [
         run(hub_id, "--precision", "int4")["total_bytes"] for hub_id in ids
     ]
+
+
+def test_faq_counts_gpus_at_the_released_precision(client, site):
+    answers = {
+        dd.attrs["data-faq"]: dd.text.replace("\xa0", " ")
+        for dd in parse(client.get("/en/models/openai/gpt-oss-120b/faq/").content).select("dd", data_faq=True)
+    }
+    released = format_gb(run("openai/gpt-oss-120b")["total_bytes"]).replace("\xa0", " ")
+    assert answers["count"].startswith("At MXFP4 as released, with 8K tokens of context and 1 concurrent request:")
+    assert "259 GB" not in answers["count"] and "259 GB" not in answers["h100"]
+    assert answers["h100"].endswith(f"at MXFP4 as released it needs about {released}.")
+    llama = parse(client.get("/en/models/meta-llama/Llama-3.1-8B-Instruct/faq/").content)
+    assert llama.one("dd", data_faq="count").text.startswith("At FP16 with 8K tokens")  # a 16-bit release
