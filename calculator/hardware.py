@@ -108,13 +108,13 @@ class Option:
 class RunsOn:
     hardware: Hardware
     options: tuple[Option, ...]  # widest first
-    best: Option | None  # the widest option that fits one unit
+    best: Option | None  # the widest option that fits one unit and is no wider than the release
     max_context: int  # for one request, at the best option
     max_concurrency: int  # at the default context, at the best option
     decode_low: float | None  # tokens/s for one request at the best option (GPUs with a bandwidth figure)
     decode_high: float | None
     wired_limit_mb: int | None  # the sysctl value when a Mac needs its limit raised
-    rent: RankedOffer | None  # the cheapest current offer of this GPU type for the best option (or the widest)
+    rent: RankedOffer | None  # the cheapest current offer of this GPU type for the best option (or the released one)
     smallest: Option  # the option that needs least (the last): what the page names when nothing fits one unit
 
 
@@ -161,7 +161,10 @@ def runs_on(
             )
         )
     options.sort(key=lambda o: -o.need_bytes)
-    fitting = [o for o in options if o.fits]
+    # the answer is never wider than what the model ships: an MXFP4 or FP8 release is not widened to FP8 or FP16
+    # (those options stay in the table)
+    as_released = next(o for o in options if o.key == released)
+    fitting = [o for o in options if o.fits and o.need_bytes <= as_released.need_bytes]
     best = fitting[0] if fitting else None
     longest = most = 0
     low = high = None
@@ -181,7 +184,7 @@ def runs_on(
     rent = None
     if hardware.gpu is not None:
         family = [o for o in offers if o.gpu_slug in {g.slug for g in gpus if g.family == hardware.gpu.family}]
-        target = best or options[0]
+        target = best or as_released
         rent = rank(target.need_bytes, family, gpus).cheapest
     return RunsOn(
         hardware=hardware,

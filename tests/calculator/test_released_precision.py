@@ -126,3 +126,12 @@ def test_faq_counts_gpus_at_the_released_precision(client, site):
     assert answers["h100"].endswith(f"at MXFP4 as released it needs about {released}.")
     llama = parse(client.get("/en/models/meta-llama/Llama-3.1-8B-Instruct/faq/").content)
     assert llama.one("dd", data_faq="count").text.startswith("At FP16 with 8K tokens")  # a 16-bit release
+
+
+def test_can_it_run_never_answers_wider_than_the_release(client, site):
+    """gpt-oss on a 128 GB Mac: MXFP4 as released fits as it is; FP8 (a conversion nobody ships) is listed only."""
+    page = parse(client.get("/en/models/openai/gpt-oss-120b/runs-on/mac-128/").content)
+    verdict = page.one(id="verdict")
+    assert verdict.attrs["data-fits"] == "true" and verdict.text.startswith("Yes, at MXFP4")
+    assert "sysctl" not in verdict.text
+    assert page.one("tr", data_option="fp8")  # still in the table
