@@ -15,6 +15,7 @@ from django.utils.translation import get_language, gettext, ngettext, to_locale
 from django.utils.translation import gettext_lazy as _
 
 from calculator.estimation import ENGINES, PRECISIONS
+from calculator.estimation.sourcing import WeightsSource
 from models_catalog.architecture import NoteKey, SpecNote
 from models_catalog.architecture.notes import NoteValue
 
@@ -140,6 +141,69 @@ def precision_name(key: str) -> str:
 def engine_name(key: str) -> str:
     found = ENGINES.get(key)
     return found.name if found else key
+
+
+# Where a launch command's weights come from (calculator/estimation/sourcing.py), or why there is no command.
+SOURCE_TEXTS = {
+    "released": _("The weights are the model’s own repository, %(repo)s, as released (%(precision)s)."),
+    "published": _("The weights are the published build %(repo)s (%(label)s)."),
+    "published_shared": _(
+        "The weights are the published build %(label)s in %(repo)s; the repository holds several builds, so load "
+        "the %(label)s one as its model card describes."
+    ),
+    "bitsandbytes": _(
+        "%(engine)s quantizes the released 16-bit weights to 4-bit NF4 as it loads them (--quantization bitsandbytes)."
+    ),
+    "on_the_fly": _(
+        "%(engine)s casts the released 16-bit weights to %(precision)s as it loads them (--quantization %(method)s)."
+    ),
+    "converted": _(
+        "No published %(precision)s build of this model is known to us: the first lines download the released "
+        "16-bit weights and convert them with the engine’s own tools."
+    ),
+    "converted_calibrated": _(
+        "No published %(precision)s build of this model is known to us: the first lines download the released "
+        "16-bit weights and convert them with llama.cpp’s tools. This type needs an importance matrix: put a few "
+        "hundred kilobytes of text like yours in calibration.txt first."
+    ),
+    "no_wider_build": _(
+        "No command: the model is released in %(released)s and no 16-bit build of it is published. Choose "
+        "%(released)s, the precision it ships in."
+    ),
+    "wrong_format": _("No command: %(engine)s does not load %(precision)s files."),
+    "not_from_release": _(
+        "No command: no published %(precision)s build of this model is known to us, and the converters start from "
+        "16-bit weights while it is released in %(released)s."
+    ),
+    "no_build": _(
+        "No command: no published %(precision)s build of this model is known to us, and %(engine)s does not make "
+        "one as it loads the weights. Choose the precision it ships in or one of its published builds."
+    ),
+}
+
+
+def weights_source_text(source: WeightsSource) -> str:
+    """Where a launch command's weights come from, or why there is no command, in one sentence."""
+    values = {
+        "engine": engine_name(source.engine),
+        "precision": precision_name(source.precision),
+        "released": precision_name(source.released),
+        "repo": source.repo,
+        "label": source.label,
+        "method": source.quantization,
+    }
+    if source.missing is not None:
+        key = source.missing.value
+    elif source.quantization == "bitsandbytes":
+        key = "bitsandbytes"
+    elif source.shared_repo:
+        key = "published_shared"
+    elif source.needs_calibration:
+        key = "converted_calibrated"
+    else:
+        key = source.kind.value
+    text = SOURCE_TEXTS[key]
+    return str(text) % values
 
 
 # The attention layout a catalog entry records (models_catalog.summary.attention_label), as readers name it.

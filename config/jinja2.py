@@ -96,6 +96,7 @@ def environment(**options) -> Environment:
             "refresh_outcome_label": labels.refresh_outcome_label,
             "faq_entities": faq_entities,
             "engine_name": labels.engine_name,
+            "weights_source_text": labels.weights_source_text,
             "attention_name": labels.attention_name,
             "family_name": labels.family_name,
             "precision_name": labels.precision_name,

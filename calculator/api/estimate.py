@@ -12,9 +12,17 @@ from dataclasses import asdict
 from typing import Any
 
 from calculator.estimation import RankedOffer
+from calculator.estimation.sourcing import WeightsSource
 from calculator.page import ModelPage, OfferRow, Rig
 from calculator.state import CalculatorState
 from calculator.term_text import term_formula, term_label
+
+
+def _source(source: WeightsSource | None) -> dict[str, Any] | None:
+    if source is None:
+        return None
+    keys = ("kind", "model", "repo", "quantization", "precision", "released")
+    return {key: str(getattr(source, key)) for key in keys} | {"missing": source.missing and source.missing.value}
 
 
 def _offer(ranked: RankedOffer, row: OfferRow | None = None) -> dict[str, Any]:
@@ -64,6 +72,7 @@ def _rig(rig: Rig | None, state: CalculatorState) -> dict[str, Any] | None:
         "rows": [asdict(row) for row in rig.rows],
         "best_file_type": rig.best.file_type if rig.best else None,
         "command": rig.command or None,
+        "source": _source(rig.source),
     }
 
 
@@ -126,6 +135,8 @@ def estimate_json(page: ModelPage, state: CalculatorState, model_id: str | None)
             "cloud_gpus": page.commands.cloud_gpus or None,
             "mac_gib": page.commands.mac_gib,
             "mac": page.commands.mac or None,
+            "cloud_source": _source(page.commands.cloud_source),
+            "mac_source": _source(page.commands.mac_source),
         },
         "matrix": [
             {"mode": cell.mode.value, "precision": cell.precision, "need_bytes": cell.need_bytes}

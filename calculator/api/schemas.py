@@ -203,6 +203,23 @@ class SummaryOut(Schema):
     smallest_gpu_name: str
 
 
+class WeightsSourceOut(Schema):
+    kind: str = Field(
+        ...,
+        description="where the command's weights come from: released (the model's own repository), published (a "
+        "published build), on_the_fly (the engine quantizes the 16-bit weights as it loads them), converted (the "
+        "first lines make the build), none (no command)",
+    )
+    model: str = Field(..., description="what the engine is pointed at; empty when kind is none")
+    repo: str = Field(..., description="the repository the weights come from")
+    quantization: str = Field(..., description="the engine's on-the-fly method (fp8, bitsandbytes), or empty")
+    missing: str | None = Field(
+        ..., description="why there is no command: no_wider_build, no_build, wrong_format or not_from_release"
+    )
+    precision: str = Field(..., description="the precision the command runs")
+    released: str = Field(..., description="the precision the model's own repository holds")
+
+
 class CommandsOut(Schema):
     cloud_engine: str = Field(..., description="the engine the cloud command starts: vllm or sglang")
     cloud: str | None = Field(
@@ -211,6 +228,8 @@ class CommandsOut(Schema):
     cloud_gpus: int | None = Field(..., description="GPUs the cloud command runs the model on")
     mac_gib: int | None = Field(..., description="unified memory of the smallest Mac that holds the model (MLX)")
     mac: str | None = Field(..., description="shell lines that start it there, with the sysctl line when needed")
+    cloud_source: WeightsSourceOut | None = Field(..., description="the cloud command's weights; null with no offer")
+    mac_source: WeightsSourceOut | None = Field(..., description="the Mac command's weights")
 
 
 class MatrixCellOut(Schema):
@@ -332,6 +351,7 @@ class RigOut(Schema):
     rows: list[RigRowOut] = Field(..., description="llama.cpp on the machine, widest file type first")
     best_file_type: str | None
     command: str | None = Field(..., description="llama-server for the widest file type that fits")
+    source: WeightsSourceOut | None = Field(..., description="where that file comes from; null when nothing fits")
 
 
 class HostedOut(Schema):

@@ -22,22 +22,21 @@ ENGINES = ("vllm", "sglang", "llama.cpp", "ollama", "mlx")
 _VLLM_KV = {"fp8": "fp8", "fp8_e4m3": "fp8_e4m3", "fp8_e5m2": "fp8_e5m2"}
 _SGLANG_KV = {"fp8": "fp8_e4m3", "fp8_e4m3": "fp8_e4m3", "fp8_e5m2": "fp8_e5m2"}
 _LLAMA_KV = {"q8_0": "q8_0", "q4_0": "q4_0", "fp8": "q8_0", "int8": "q8_0"}
-# precision keys a vLLM / SGLang start names with --quantization (an on-the-fly fp8 cast of a 16-bit checkpoint);
-# AWQ, GPTQ, MXFP4 and FP8 checkpoints carry their method in config.json and need no flag
-_ONLINE_QUANT = {"fp8": "fp8"}
 
 
 @dataclass(frozen=True, slots=True)
 class LaunchConfig:
-    """One configuration to run. ``model``: a Hub id (vLLM, SGLang, MLX), a GGUF path (llama.cpp) or an Ollama
-    model name; ``offload``: llama.cpp's placement ("gpu", "experts_cpu", "n_cpu_moe", "layers") with
-    ``gpu_layers`` / ``cpu_moe_layers`` (offload.py's OffloadSplit fields)."""
+    """One configuration to run. ``model``: a Hub id or local folder (vLLM, SGLang, MLX), a GGUF path or, with
+    ``from_hub``, "<repo>:<quant>" (llama.cpp), what an Ollama Modelfile's FROM names; ``quantization``: the engine's
+    on-the-fly method for a 16-bit checkpoint ("fp8", "bitsandbytes"; sourcing.py), ``prepare``: the shell lines
+    that make the weights first (a conversion); ``offload``: llama.cpp's placement ("gpu", "experts_cpu",
+    "n_cpu_moe", "layers") with ``gpu_layers`` / ``cpu_moe_layers`` (offload.py's OffloadSplit fields)."""
 
     engine: str
     model: str
     context: int = 8192
     concurrency: int = 1
-    precision: str = ""  # a precision key: only "fp8" adds --quantization
+    quantization: str = ""  # vLLM / SGLang --quantization: an on-the-fly method, never a checkpoint's own
     kv_dtype: str = "fp16"
     tensor_parallel: int = 1
     gpu_memory_utilization: float | None = None  # vLLM gpu_memory_utilization / SGLang mem_fraction_static
@@ -49,6 +48,8 @@ class LaunchConfig:
     draft_model: str = ""  # draft model (llama.cpp -md, mlx-lm --draft-model)
     wired_limit_mb: int | None = None  # Macs: the sysctl value fit.py's apple_fit gives when raising is needed
     pipeline_parallel: int = 1  # pipeline stages (vLLM --pipeline-parallel-size, SGLang --pp-size)
+    from_hub: bool = False  # llama.cpp: ``model`` is "<repo>:<quant>", downloaded with -hf
+    prepare: tuple[str, ...] = ()  # shell lines run before everything else (sourcing.WeightsSource.prepare)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,12 +96,12 @@ def _vllm(c: LaunchConfig) -> Launch:
         argv += ["--gpu-memory-utilization", _fraction(c.gpu_memory_utilization)]
     if c.kv_dtype in _VLLM_KV:
         argv += ["--kv-cache-dtype", _VLLM_KV[c.kv_dtype]]
-    if c.precision in _ONLINE_QUANT:
-        argv += ["--quantization", _ONLINE_QUANT[c.precision]]
+    if c.quantization:
+        argv += ["--quantization", c.quantization]
     seqs = c.max_num_seqs or (c.concurrency if c.concurrency > 1 else None)
     if seqs:
         argv += ["--max-num-seqs", str(seqs)]
-    return Launch("vllm", tuple(argv))
+    return Launch("vllm", tuple(argv), c.prepare)
 
 
 def _sglang(c: LaunchConfig) -> Launch:
@@ -113,18 +114,18 @@ def _sglang(c: LaunchConfig) -> Launch:
         argv += ["--mem-fraction-static", _fraction(c.gpu_memory_utilization)]
     if c.kv_dtype in _SGLANG_KV:
         argv += ["--kv-cache-dtype", _SGLANG_KV[c.kv_dtype]]
-    if c.precision in _ONLINE_QUANT:
-        argv += ["--quantization", _ONLINE_QUANT[c.precision]]
+    if c.quantization:
+        argv += ["--quantization", c.quantization]
     seqs = c.max_num_seqs or (c.concurrency if c.concurrency > 1 else None)
     if seqs:
         argv += ["--max-running-requests", str(seqs)]
-    return Launch("sglang", tuple(argv))
+    return Launch("sglang", tuple(argv), c.prepare)
 
 
 def _llama_cpp(c: LaunchConfig) -> Launch:
     parallel = max(1, c.concurrency)
     # -c is the context of all slots together; llama-server gives each of -np slots an equal share
-    argv = ["llama-server", "-m", c.model, "-c", str(c.context * parallel)]
+    argv = ["llama-server", "-hf" if c.from_hub else "-m", c.model, "-c", str(c.context * parallel)]
     argv += ["-ngl", str(c.gpu_layers if c.offload == "layers" and c.gpu_layers is not None else 999)]
     if c.offload == "experts_cpu":
         argv += ["-ot", "exps=CPU"]
@@ -140,14 +141,14 @@ def _llama_cpp(c: LaunchConfig) -> Launch:
         argv += ["-md", c.draft_model]
     if parallel > 1:
         argv += ["-np", str(parallel)]
-    return Launch("llama.cpp", tuple(argv))
+    return Launch("llama.cpp", tuple(argv), c.prepare)
 
 
 def _ollama(c: LaunchConfig) -> Launch:
     lines = [f"FROM {c.model}", f"PARAMETER num_ctx {c.context}"]
     if c.offload == "layers" and c.gpu_layers is not None:
         lines.append(f"PARAMETER num_gpu {c.gpu_layers}")
-    setup: list[str] = []
+    setup: list[str] = [*c.prepare]
     if c.concurrency > 1:
         setup.append(f"export OLLAMA_NUM_PARALLEL={c.concurrency}")
     if c.kv_dtype in ("q8_0", "q4_0"):
@@ -158,9 +159,9 @@ def _ollama(c: LaunchConfig) -> Launch:
 
 
 def _mlx(c: LaunchConfig) -> Launch:
-    setup: tuple[str, ...] = ()
+    setup = c.prepare
     if c.wired_limit_mb:
-        setup = (f"sudo sysctl iogpu.wired_limit_mb={int(c.wired_limit_mb)}",)
+        setup += (f"sudo sysctl iogpu.wired_limit_mb={int(c.wired_limit_mb)}",)
     argv = ["mlx_lm.server", "--model", c.model]
     if c.draft_model:
         argv += ["--draft-model", c.draft_model]

@@ -28,8 +28,10 @@ def write_report(report: EstimateReport, out: OutputWrapper, *, want_json: bool)
     if report.offload is not None:
         write_offload(out, report.offload)
     launch = report.launch
-    if launch is not None:
-        out.write(f"Launch ({launch['engine']}):")
+    if launch is not None and launch["script"] is None:
+        out.write(f"Launch ({launch['engine']}): {launch['reason']}")
+    elif launch is not None:
+        out.write(f"Launch ({launch['engine']}): {launch['reason']}")
         for line in launch["script"].splitlines():
             out.write(f"  {line}")
 

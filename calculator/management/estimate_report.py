@@ -34,8 +34,12 @@ from calculator.estimation import (
     tensor_parallel_size,
     usable_bytes,
 )
+from calculator.estimation.builds import build_precision, released_precision
 from calculator.estimation.launch import LaunchConfig, launch_command
 from calculator.estimation.offload_fit import OffloadVerdict, best_quant_verdict, offload_verdict
+from calculator.estimation.precision import gguf_key
+from calculator.estimation.sourcing import KnownBuild, SourceKind, weights_source
+from calculator.labels import weights_source_text
 from calculator.management.options import (
     MAX_GPUS,
     MAX_MAC_GB,
@@ -53,6 +57,7 @@ from calculator.management.options import (
     usage_error,
 )
 from models_catalog.architecture import ModelSpec
+from models_catalog.records import load_reference_facts
 from pricing.gpus import GpuSpec, load_gpus
 
 # Engines that split one replica over GPUs by tensor parallelism, so the GPU count must divide the heads.
@@ -312,18 +317,23 @@ def launch_answer(
         return None
     w = request.workload
     tp = options["tp"] or count or next((r["tensor_parallel"] for r in rows if r.get("tensor_parallel")), 1)
-    model = request.model
     split = offload.split if offload is not None else None
-    if engine in ("llama.cpp", "ollama"):
-        ftype = split.ftype if split else w.precision.upper().removeprefix("GGUF:")
-        model = f"{request.model.split('/')[-1]}-{ftype}.gguf" if engine == "llama.cpp" else model
+    precision = gguf_key(split.ftype) if split and engine in ("llama.cpp", "ollama") else w.precision
+    released = released_precision(request.spec.native_dtype)
+    source = weights_source(engine, request.model, released, precision, recorded_builds(request.model))
+    if not source.runnable:
+        missing = source.missing.value if source.missing else None
+        reason = weights_source_text(source)
+        return {"engine": engine, "argv": [], "command": None, "script": None, "missing": missing, "reason": reason}
     rows_machine = [r for r in rows if r.get("wired_limit_mb")]
     config = LaunchConfig(
         engine=engine,
-        model=model,
+        model=source.model,
+        from_hub=source.kind is SourceKind.PUBLISHED,
+        prepare=source.prepare,
+        quantization=source.quantization,
         context=options["max_model_len"] or w.context,
         concurrency=w.concurrency,
-        precision=w.precision,
         kv_dtype=w.kv_dtype,
         tensor_parallel=tp if engine in ("vllm", "sglang") else 1,
         gpu_memory_utilization=options["gpu_memory_utilization"],
@@ -334,7 +344,28 @@ def launch_answer(
         wired_limit_mb=rows_machine[0]["wired_limit_mb"] if rows_machine else None,
     )
     found = launch_command(config)
-    return {"engine": found.engine, "argv": list(found.argv), "command": found.command, "script": found.script}
+    return {
+        "engine": found.engine,
+        "argv": list(found.argv),
+        "command": found.command,
+        "script": found.script,
+        "source": source.kind.value,
+        "repo": source.repo,
+        "reason": weights_source_text(source),
+    }
+
+
+def _bits(value: Decimal | None) -> float | None:
+    return float(value) if value is not None else None
+
+
+def recorded_builds(model_id: str) -> tuple[KnownBuild, ...]:
+    """The published builds the recorded reference facts name for a catalog model (none for a config path)."""
+    entry = load_reference_facts().get(model_id.lower(), {})
+    return tuple(
+        KnownBuild(b.format, b.label, b.repo_id, build_precision(b.format, b.label, _bits(b.bits_per_weight)))
+        for b in entry.get("builds", ())
+    )
 
 
 def parse_engine_options(options: dict[str, Any]) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from calculator.estimation import GIB, PRECISIONS, Mode, RankedOffer, Workload, apple_fit, estimate
-from calculator.estimation.builds import released_precision
+from calculator.estimation import GIB, Mode, RankedOffer, Workload, apple_fit, estimate
 from calculator.estimation.launch import LaunchConfig, launch_command
+from calculator.estimation.sourcing import WeightsSource
 from calculator.page.inputs import PageInputs
 from calculator.state import MAC_MEMORY_GIB
 
@@ -19,46 +19,52 @@ MLX_GOOD_BITS = (8, 6, 4)
 
 @dataclass(frozen=True, slots=True)
 class Commands:
-    """What to paste to start the configurations the page shows."""
+    """What to paste to start the configurations the page shows, and where each one's weights come from."""
 
     cloud_engine: str
-    cloud: str  # the cheapest configuration, on vLLM or SGLang
+    cloud: str  # the cheapest configuration, on vLLM or SGLang; "" when no build holds the precision
     cloud_gpus: int
+    cloud_source: WeightsSource | None  # None: no cheapest configuration (or a fine-tuning page)
     mac_gib: int | None
     mac: str  # mlx_lm.server (with the sysctl line when the limit must be raised) on the smallest Mac that fits
+    mac_source: WeightsSource | None
 
 
 def commands_section(inputs: PageInputs, setting: Setting, cheapest: RankedOffer | None) -> Commands:
-    """The launch commands for the cheapest cloud configuration and for the smallest Mac that holds the model."""
-    state, spec, hub_id = inputs.state, inputs.spec, inputs.hub_id
+    """The launch commands for the cheapest cloud configuration and for the smallest Mac that holds the model, each
+    naming weights that hold the precision it was sized for (sourcing.py), or none with the reason."""
+    state, spec = inputs.state, inputs.spec
     engine = state.engine if state.engine in ("vllm", "sglang") else "vllm"
-    cloud, gpus = "", 0
+    cloud, gpus, cloud_source = "", 0, None
     if cheapest is not None and setting.mode is Mode.INFERENCE:
         plan = instance_plan(cheapest, spec)
         gpus = plan.gpus_run
-        precision = setting.precision if setting.precision in PRECISIONS else "fp16"
-        if precision == released_precision(spec.native_dtype):
-            precision = ""  # the repository ships it (an FP8 or MXFP4 release): no on-the-fly quantization flag
-        cloud = launch_command(
-            LaunchConfig(
-                engine=engine,
-                model=hub_id,
-                context=state.context,
-                concurrency=state.concurrency,
-                precision=precision,
-                kv_dtype=state.kv,
-                tensor_parallel=plan.tensor_parallel,
-                pipeline_parallel=plan.pipeline_stages,
-                gpu_memory_utilization=0.9,
-                max_num_seqs=state.concurrency if state.concurrency > 1 else None,
-            )
-        ).script
-    mac_gib, mac = None, ""
+        cloud_source = inputs.weights_source(engine, setting.precision)
+        if cloud_source.runnable:
+            cloud = launch_command(
+                LaunchConfig(
+                    engine=engine,
+                    model=cloud_source.model,
+                    context=state.context,
+                    concurrency=state.concurrency,
+                    quantization=cloud_source.quantization,
+                    kv_dtype=state.kv,
+                    tensor_parallel=plan.tensor_parallel,
+                    pipeline_parallel=plan.pipeline_stages,
+                    gpu_memory_utilization=0.9,
+                    max_num_seqs=state.concurrency if state.concurrency > 1 else None,
+                    prepare=cloud_source.prepare,
+                )
+            ).script
+    mac_gib, mac, mac_source = None, "", None
     # the smallest Mac that holds the model at 4 bits or more (the widest that fits there); 3 and 2 bits only when
-    # nothing else fits even the largest Mac
+    # nothing else fits even the largest Mac; only widths a published build or mlx-lm's converter provides
     for gib in MAC_MEMORY_GIB:
         ram = gib * GIB
         for bits in MLX_BITS if gib == MAC_MEMORY_GIB[-1] else MLX_GOOD_BITS:
+            source = inputs.weights_source("mlx", f"mlx-{bits}bit")
+            if not source.runnable:
+                continue
             need = estimate(
                 spec,
                 Workload(
@@ -67,17 +73,18 @@ def commands_section(inputs: PageInputs, setting: Setting, cheapest: RankedOffer
             ).total_bytes
             fitted = apple_fit(need, ram)
             if fitted.fits_after_raise:
-                mac_gib = gib
+                mac_gib, mac_source = gib, source
                 mac = launch_command(
                     LaunchConfig(
                         engine="mlx",
-                        model=f"mlx-community/{hub_id.split('/', 1)[-1]}-{bits}bit",
+                        model=source.model,
                         context=state.context,
                         concurrency=state.concurrency,
                         wired_limit_mb=fitted.wired_limit_mb,
+                        prepare=source.prepare,
                     )
                 ).script
                 break
         if mac:
             break
-    return Commands(engine, cloud, gpus, mac_gib, mac)
+    return Commands(engine, cloud, gpus, cloud_source, mac_gib, mac, mac_source)

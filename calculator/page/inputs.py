@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from calculator.estimation import PRECISIONS, ApiPrice
-from calculator.estimation.builds import build_precision
+from calculator.estimation.builds import build_precision, released_precision
+from calculator.estimation.sourcing import WeightsSource, weights_source
 from calculator.state import CalculatorState
 from models_catalog.architecture import ModelSpec
 from pricing.gpus import GpuSpec
@@ -64,6 +65,15 @@ class PageInputs:
     today: date = field(default_factory=date.today)
     hub_id: str = ""  # the model's Hub id, named in launch commands
     display_name: str = ""  # the model's name as the page says it (the FAQ's questions); "" for an inline config
+
+    def weights_source(self, engine: str, precision: str) -> WeightsSource:
+        """Where ``engine`` gets ``precision`` (a precision key or a published build's key) of this model from."""
+        builds: Sequence[Build] = self.builds
+        chosen = next((b for b in builds if b.key == precision), None)
+        if chosen is not None:
+            builds, precision = (chosen,), chosen.precision
+        released = released_precision(self.spec.native_dtype)
+        return weights_source(engine, self.hub_id, released, precision, builds)
 
 
 def precision_label(precision: str, builds: Sequence[Build] = ()) -> str:

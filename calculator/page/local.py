@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from calculator.estimation import GIB, Mode, Workload, apple_fit, usable_bytes
 from calculator.estimation.launch import LaunchConfig, launch_command
 from calculator.estimation.offload_fit import offload_verdict
+from calculator.estimation.precision import gguf_key
+from calculator.estimation.sourcing import SourceKind, WeightsSource
 from calculator.page.inputs import Build, PageInputs, precision_label
 from calculator.state import MAC_MEMORY_GIB, CalculatorState
 from models_catalog.architecture import ModelSpec
@@ -109,7 +111,8 @@ class Rig:
     ram_gib: int
     rows: tuple[RigRow, ...]  # widest file type first
     best: RigRow | None
-    command: str  # llama-server for the best row, "" when nothing fits
+    command: str  # llama-server for the best row, "" when nothing fits or no build of it can be had
+    source: WeightsSource | None  # where the best row's file comes from; None when nothing fits
 
 
 # One file type on one machine: pure, from immutable inputs, so kept across requests (a split search tries up to
@@ -146,19 +149,22 @@ def _placed(
 
 def rig_section(inputs: PageInputs) -> Rig | None:
     """The reader's machine from the state (``rig``, ``rig_gpus``, ``ram``): each file type's split and speed."""
-    state, spec, hub_id = inputs.state, inputs.spec, inputs.hub_id
+    state, spec = inputs.state, inputs.spec
     gpu = next((g for g in inputs.gpus if g.slug == state.rig and g.segment in RIG_SEGMENTS), None)
     if gpu is None:
         return None
     rows = [_rig_row(spec, file_type, state, gpu) for file_type in RIG_FILE_TYPES]
     best = next((r for r in rows if r.fits), None)
-    command = ""
+    command, source = "", None
     if best is not None:
-        name = hub_id.split("/", 1)[-1]
+        source = inputs.weights_source("llama.cpp", gguf_key(best.file_type))
+    if best is not None and source is not None and source.runnable:
         command = launch_command(
             LaunchConfig(
                 engine="llama.cpp",
-                model=f"{name}-{best.file_type}.gguf",
+                model=source.model,
+                from_hub=source.kind is SourceKind.PUBLISHED,
+                prepare=source.prepare,
                 context=state.context,
                 concurrency=state.concurrency,
                 kv_dtype=state.kv if state.kv in ("q8_0", "q4_0") else "fp16",
@@ -167,4 +173,4 @@ def rig_section(inputs: PageInputs) -> Rig | None:
                 cpu_moe_layers=best.cpu_moe_layers,
             )
         ).script
-    return Rig(gpu, state.rig_gpus, state.ram, tuple(rows), best, command)
+    return Rig(gpu, state.rig_gpus, state.ram, tuple(rows), best, command, source)

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from calculator.estimation import GIB, Workload, apple_fit, estimate
+from calculator.estimation.builds import released_precision
 from calculator.estimation.launch import ENGINES, LaunchConfig, launch_command
+from calculator.estimation.sourcing import weights_source
 from calculator.estimation.offload_fit import best_quant_verdict
 from models_catalog.specs import spec_from_recorded_folder
 from pricing.gpus import gpu_by_slug
@@ -217,7 +219,16 @@ def verdicts(model: str) -> dict[str, tuple[str, str]]:
     precision = "mxfp4" if spec.native_dtype == "mxfp4" else "fp8"
     need = estimate(spec, Workload(engine="vllm", precision=precision, tensor_parallel=8)).total_bytes
     fits = need <= 8 * 0.9 * h100.memory_bytes
-    config = LaunchConfig("vllm", model, 8192, precision=precision, tensor_parallel=8, gpu_memory_utilization=0.9)
+    source = weights_source("vllm", model, released_precision(spec.native_dtype), precision)
+    assert source.runnable
+    config = LaunchConfig(
+        "vllm",
+        source.model,
+        8192,
+        quantization=source.quantization,
+        tensor_parallel=8,
+        gpu_memory_utilization=0.9,
+    )
     found["8xh100"] = (f"{'fits' if fits else 'no'} {precision} {need / 1e9:.0f} GB", launch_command(config).command)
     return found
 

@@ -34,16 +34,24 @@ def test_an_moe_model_runs_on_one_rtx_4090_with_its_experts_in_ram(client, site)
 
     q4 = _rows(page)["Q4_K_M"]
     assert q4.attrs["data-fits"] == "true" and q4.attrs["data-placement"] in ("n_cpu_moe", "experts_cpu")
-    command = page.one("pre", id="cmd-rig").text
+    # no GGUF build of gpt-oss is in the catalog: the script converts the released MXFP4 checkpoint, then starts it
+    script = page.one("pre", id="cmd-rig").text
+    assert script.startswith("hf download openai/gpt-oss-120b --local-dir gpt-oss-120b ")
+    quantize = "llama-quantize gpt-oss-120b-BF16.gguf gpt-oss-120b-Q8_0.gguf Q8_0 "
+    command = script[script.index(quantize) + len(quantize) :]
     assert command.startswith("llama-server -m gpt-oss-120b-Q8_0.gguf") and (
         "--n-cpu-moe" in command or "-ot" in command
     )
 
 
 def test_glm_needs_two_bit_files_and_system_ram_on_a_4090(client, site):
-    rows = _rows(parse(client.get(GLM + "?ram=128").content))
+    page = parse(client.get(GLM + "?ram=128").content)
+    rows = _rows(page)
     assert rows["Q8_0"].attrs["data-fits"] == "false"
     assert rows["Q2_K"].attrs["data-fits"] == "true"
+    # released in FP8 with no GGUF build in the catalog: no command naming a file nobody can make from it
+    assert page.select("pre", id="cmd-rig") == []
+    assert "No command: no published GGUF Q2_K build of this model is known to us" in page.one(id="my-machine").text
     assert parse(client.get(GLM + "?ram=16").content).select("pre", id="cmd-rig") == []  # nothing fits 16 GB of RAM
 
 
@@ -61,10 +69,16 @@ def test_commands_start_the_cheapest_configuration_and_the_smallest_mac(client, 
         cloud
         == "vllm serve zai-org/GLM-5.3-Flash --tensor-parallel-size 4 --max-model-len 8192 --gpu-memory-utilization 0.9"
     )
-    fp16 = parse(client.get(GLM + "?precision=fp16").content).one("pre", id="cmd-cloud").text
-    assert fp16.endswith("--tensor-parallel-size 8 --max-model-len 8192 --gpu-memory-utilization 0.9")
+    assert "own repository, zai-org/GLM-5.3-Flash, as released (FP8)" in page.one(id="commands").text
+    # BF16 of a model released in FP8: no 16-bit build is published, so no command loads the FP8 repository for it
+    fp16 = parse(client.get(GLM + "?precision=fp16").content)
+    assert fp16.select("pre", id="cmd-cloud") == []
+    assert "No command: the model is released in FP8 and no 16-bit build of it is published" in (
+        fp16.one(id="commands").text
+    )
+    # the Mac runs a published MLX build, never a repository name made up from the model's
     mac = page.one("pre", id="cmd-mac").text
-    assert "mlx_lm.server --model mlx-community/GLM-5.3-Flash-" in mac
+    assert "mlx_lm.server --model orcarouter/GLM-5.3-Flash-MLX" in mac and "mlx-community" not in mac
     sglang = parse(client.get(GLM + "?engine=sglang").content).one("pre", id="cmd-cloud").text
     assert sglang.startswith("python -m sglang.launch_server --model-path zai-org/GLM-5.3-Flash")
 
