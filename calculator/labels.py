@@ -16,8 +16,10 @@ from django.utils.translation import gettext_lazy as _
 
 from calculator.estimation import ENGINES, PRECISIONS
 from calculator.estimation.sourcing import WeightsSource
+from calculator.formatting import format_day
 from models_catalog.architecture import NoteKey, SpecNote
 from models_catalog.architecture.notes import NoteValue
+from pricing.offers import StaleOffers
 
 MODE_LABELS = {
     "inference": _("Inference"),
@@ -431,3 +433,31 @@ def spec_note(note: SpecNote | str) -> str:
         return str(message) % values
     except (KeyError, TypeError, ValueError):  # a message whose placeholders this note does not fill
         return note.text
+
+
+def stale_text(stale: StaleOffers) -> str:
+    """One sentence for the stale prices of a table (pricing.offers.stale_offers), said once instead of per row."""
+    values: dict[str, int | str] = {"num": stale.count, "total": stale.total}
+    if stale.first_seen and stale.last_seen and stale.first_seen != stale.last_seen:
+        text = ngettext(
+            "%(num)s of these %(total)s prices is stale: seen %(first)s to %(last)s, longer ago than we count as "
+            "current or before a refresh that failed.",
+            "%(num)s of these %(total)s prices are stale: seen %(first)s to %(last)s, longer ago than we count as "
+            "current or before a refresh that failed.",
+            stale.count,
+        )
+        values |= {"first": format_day(stale.first_seen), "last": format_day(stale.last_seen)}
+    elif stale.first_seen:
+        text = ngettext(
+            "%(num)s of these %(total)s prices is stale: seen %(day)s, longer ago than we count as current or before "
+            "a refresh that failed.",
+            "%(num)s of these %(total)s prices are stale: seen %(day)s, longer ago than we count as current or before "
+            "a refresh that failed.",
+            stale.count,
+        )
+        values["day"] = format_day(stale.first_seen)
+    else:
+        text = ngettext(
+            "%(num)s of these %(total)s prices is stale.", "%(num)s of these %(total)s prices are stale.", stale.count
+        )
+    return text % values

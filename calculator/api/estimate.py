@@ -40,6 +40,7 @@ def _offer(ranked: RankedOffer, row: OfferRow | None = None) -> dict[str, Any]:
         "tensor_parallel": row.tensor_parallel if row else None,
         "pipeline_parallel": row.pipeline_stages if row else None,
         "instance_gpus": ranked.instance_gpus,
+        "idle_gpus": row.idle_gpus if row else None,
         "price_per_gpu_hour_usd": float(ranked.price_per_gpu_hour_usd),
         "per_hour_usd": float(ranked.per_hour_usd),
         "per_month_usd": float(ranked.per_month_usd),

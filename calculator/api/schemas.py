@@ -163,7 +163,11 @@ class OfferOut(Schema):
     )
     tensor_parallel: int | None = Field(None, description="tensor-parallel degree of that split")
     pipeline_parallel: int | None = Field(None, description="pipeline stages of that split")
-    instance_gpus: int
+    instance_gpus: int = Field(
+        ...,
+        description="GPUs in the instance as sold, all billed: per_hour_usd = instance_gpus × price_per_gpu_hour_usd",
+    )
+    idle_gpus: int | None = Field(None, description="GPUs of the instance the engine's split leaves unused")
     price_per_gpu_hour_usd: float
     per_hour_usd: float
     per_month_usd: float

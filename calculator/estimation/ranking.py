@@ -2,7 +2,7 @@
 
 The seed page's rule: fit the need at 90 % fill, at most 8 GPUs per node (``fit.gpus_needed``); an offer is an
 instance sold with certain GPU counts, so you rent the smallest allowed count that covers the GPUs needed and
-pay for all of it ("only sold with 8 GPUs; you need 5"). Cost per month is 730 hours of that instance.
+pay for all of it (8 × B200 billed where the memory needs 5). Cost per month is 730 hours of that instance.
 
 Pure: plain offer records in (``pricing.offers.OfferRecord``), plain dataclasses out. Comparisons run on floats
 for speed; the figures of the winning rows are recomputed in ``Decimal`` from the stored prices, so a total such
@@ -75,7 +75,7 @@ class RankedOffer:
 
     @property
     def pays_for_unused_gpus(self) -> bool:
-        """True when the instance is only sold larger than needed ("only sold with 8 GPUs; you need 5")."""
+        """True when the instance is only sold larger than the memory needs (8 GPUs billed where 5 hold it)."""
         return self.instance_gpus > self.gpus_needed
 
     @property

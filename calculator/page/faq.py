@@ -82,7 +82,7 @@ def faq_section(
             "%(count)s × %(gpu)s at %(provider)s, for about %(hour)s per hour (%(month)s per month around the "
             "clock), with %(context)s tokens of context and %(requests)s."
         ) % {
-            "count": cheapest.gpus_needed,
+            "count": cheapest.instance_gpus,  # the GPUs billed: the price is the instance's
             "gpu": cheapest.gpu_name,
             "provider": cheapest.provider_name,
             "hour": format_money(cheapest.per_hour_rounded),

@@ -10,7 +10,7 @@ from calculator.estimation import GpuCount, RankedOffer, Ranking, Workload, rank
 from calculator.estimation.fit import ParallelPlan, plan_on_instance
 from models_catalog.architecture import ModelSpec
 from pricing.gpus import GpuSpec
-from pricing.offers import OfferRecord
+from pricing.offers import OfferRecord, StaleOffers, stale_offers
 
 INVERSE_GPU_SEGMENTS = ("datacenter", "workstation", "consumer")
 
@@ -30,6 +30,11 @@ class OfferRow:
     def pipeline_stages(self) -> int:
         return self.plan.pipeline_stages
 
+    @property
+    def idle_gpus(self) -> int:
+        """GPUs of the instance (all billed) that the engine's split leaves unused."""
+        return max(0, self.ranked.instance_gpus - self.plan.gpus_run)
+
 
 def instance_plan(row: RankedOffer, spec: ModelSpec) -> ParallelPlan:
     """The engine's split of ``spec`` over the GPUs of the instance ``row`` prices."""
@@ -46,6 +51,8 @@ class Gpus:
     newest_capture: date | None
     any_stale: bool
     any_low_confidence: bool
+    stale_by_gpu: StaleOffers | None  # said once above each table, not on every row
+    stale_by_provider: StaleOffers | None
 
 
 def gpu_index(gpus: Sequence[GpuSpec]) -> dict[str, GpuSpec]:
@@ -88,6 +95,8 @@ def gpus_section(
         newest_capture=max(captures) if captures else None,
         any_stale=any(r.offer.stale for r in shown),
         any_low_confidence=any(r.offer.confidence == "low" for r in shown),
+        stale_by_gpu=stale_offers([r.offer for r in ranking.by_gpu]),
+        stale_by_provider=stale_offers([r.offer for r in ranking.by_provider]),
     )
 
 

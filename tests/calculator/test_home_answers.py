@@ -39,7 +39,7 @@ def test_home_lists_popular_models_with_need_and_cheapest_configuration(client, 
     cells = [c.text.replace("\xa0", " ") for c in glm.select("td")]
     # as released (FP8), the figure its own page leads with
     assert cells[0] == "356 GB FP8" and cells[1] == "187 GB"
-    assert "3 × MI300X 192GB" in cells[2]
+    assert "4 × MI300X 192GB" in cells[2]  # the instance as sold and billed; the memory needs 3
 
 
 def test_home_answers_what_runs_on_a_24_gb_card_and_a_64_gb_mac(client, site):

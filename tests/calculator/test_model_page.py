@@ -87,19 +87,41 @@ def test_ranking_reproduces_the_seed_rows_cheapest_first(client, seed_site):
 
     rows = page.one("table", id="ranking").select("tr", data_gpu_family=True)
     assert [(r.select("th")[0].text.replace(" cheapest", ""), _cells(r)[0]) for r in rows] == [
-        ("5 × MI300X 192GB", "$19.12"),
-        ("6 × H200 141GB", "$30.32"),
-        ("3 × B300 288GB", "$35.96"),
-        ("5 × B200 180GB", "$61.52"),
+        ("8 × MI300X 192GB", "$19.12"),  # the seed's "5 × MI300X" for $19.12 is RunPod's 8-GPU instance, all billed
+        ("8 × H200 141GB", "$30.32"),
+        ("4 × B300 288GB", "$35.96"),
+        ("8 × B200 180GB", "$61.52"),
     ]
     first = rows[0]
     assert first.attrs["data-cheapest"] == "true"
-    assert first.one(data_sold_with="8").text == "only sold with 8 GPUs; you need 5"
+    # the row bills the GPUs it names: total = GPUs × price per GPU; the memory needs 5, the engine runs all 8
+    assert (
+        _cells(first)[2] == "$2.39" and first.one(data_gpus_needed="5").text == "5 an engine runs 8 (tensor parallel)"
+    )
     assert _cells(first)[1] == "$13,958"
     assert first.one(data_captured=True).attrs["data-captured"] == "2026-11-13"
     several = page.one(id="several-nodes").text
     # every catalog GPU type that needs more than one node of 8, offered or not, as the seed lists them
     assert "10 × H100 80GB" in several and "17 × A40 48GB" in several and "33 × RTX 4090 24GB" in several
+
+
+def test_every_price_row_bills_the_gpus_it_names_and_stale_prices_are_said_once_per_table(client, seed_site):
+    from decimal import Decimal
+
+    _, page = _get(client, GLM_FP16)
+    for table in ("ranking", "by-provider"):
+        for row in page.one("table", id=table).select("tr", data_gpu_family=True) + page.one(
+            "table", id=table
+        ).select("tr", data_provider=True):
+            count = int(row.select("th")[0].text.split(" × ")[0])
+            per_gpu = Decimal(row.one(data_price_per_gpu=True).attrs["data-price-per-gpu"])
+            total = Decimal(row.one(data_per_hour=True).attrs["data-per-hour"])
+            assert abs(count * per_gpu - total) <= Decimal("0.01") * count, row.text
+            assert [span for span in row.select("span") if "stale" in span.attrs.get("class", "")] == []
+    gpus = page.one(id="gpus")
+    notes = gpus.select("p", data_stale_count=True)
+    assert len(notes) == 2  # one above each table, with the capture day
+    assert "prices are stale: seen Nov 13, 2026" in notes[0].text
 
 
 def test_cost_per_cloud_lists_the_six_seed_providers(client, seed_site):
@@ -120,10 +142,11 @@ def test_cheapest_gpu_per_precision_matches_the_seed_cards(client, seed_site):
     _, page = _get(client, GLM)
 
     int8 = page.one("li", data_precision_card="int8").text
-    assert "3 × MI300X 192GB" in int8 and "$9.56 per hour" in int8 and "$6,979 per month" in int8
+    assert "4 × MI300X 192GB" in int8 and "the memory needs 3 of them" in int8
+    assert "$9.56 per hour" in int8 and "$6,979 per month" in int8
     int4 = page.one("li", data_precision_card="int4").text
     assert "about 187 GB" in int4
-    assert "5 × A40 48GB" in int4 and "$4.72 per hour" in int4 and "$3,446 per month" in int4
+    assert "8 × A40 48GB" in int4 and "$4.72 per hour" in int4 and "$3,446 per month" in int4
 
 
 def test_matrix_fills_only_the_combinations_that_apply(client, seed_site):

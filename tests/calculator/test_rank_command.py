@@ -50,8 +50,12 @@ def test_rank_json_reproduces_the_seed_fp16_tables():
 
 def test_rank_text_shows_rows_per_gpu_per_provider_and_the_several_node_list():
     text = run("--memory-gb", "708")
-    assert "5 × MI300X 192GB" in text and "$   19.12/h" in text and "13,958/month" in text
-    assert "only sold with 8" in text
+    assert (
+        "8 × MI300X 192GB" in text
+        and "(the memory needs 5)" in text
+        and "$   19.12/h" in text
+        and "13,958/month" in text
+    )
     assert "AWS" in text and "$   63.30/h" in text and "46,206/month" in text
     assert "several nodes needed: A40 48GB (17)" in text
 

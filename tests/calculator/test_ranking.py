@@ -48,7 +48,7 @@ def test_seed_fp16_rows_per_gpu_type_cheapest_first(seed_offers):
         (3, "B300 288GB", "RunPod", "4x B300", 4, "8.99", "35.96", "26251"),
         (5, "B200 180GB", "Lambda", "8x HGX B200", 8, "7.69", "61.52", "44910"),
     ]
-    assert all(r.pays_for_unused_gpus for r in ranking.by_gpu)  # "only sold with 8 GPUs; you need 5"
+    assert all(r.pays_for_unused_gpus for r in ranking.by_gpu)  # 8 billed where the memory needs 5
 
 
 def test_seed_cost_per_cloud_rows(seed_offers):

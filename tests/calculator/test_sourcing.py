@@ -159,7 +159,9 @@ def check_script(script: str, hub_id: str, published: set[str], released_16bit: 
                 problems += [] if options["--hf-path"] == hub_id else [f"converts {options['--hf-path']}"]
             elif not inputs & made:
                 problems.append(f"{program} reads nothing an earlier line made: {line}")
-            made |= {options.get(f, "") for f in ("--outfile", "-o", "--mlx-path")} | {rest[-2] if len(rest) > 2 else ""}
+            made |= {options.get(f, "") for f in ("--outfile", "-o", "--mlx-path")} | {
+                rest[-2] if len(rest) > 2 else ""
+            }
         else:
             model = options.get("-m") or options.get("-hf") or options.get("--model-path") or options.get("--model")
             if program == "vllm serve":

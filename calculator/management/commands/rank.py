@@ -80,14 +80,14 @@ def ranking_json(ranking: Ranking, speeds: dict | None = None) -> dict:
 
 def _line(row: RankedOffer) -> str:
     offer = row.offer
-    sold = f" (only sold with {row.instance_gpus})" if row.pays_for_unused_gpus else ""
+    sold = f" (the memory needs {row.gpus_needed})" if row.pays_for_unused_gpus else ""
     date = f"{offer.captured_at:%Y-%m-%d}" if offer.captured_at else "?"
     stale = " STALE" if offer.stale else ""
     # Low-confidence rows (aggregators, fragile scrapes) are shown, never as plain fact.
     confidence = f" {offer.confidence.upper()} CONFIDENCE" if offer.confidence != "high" else ""
     sizes = "" if offer.sizes_known else " (instance sizes unknown)"
     return (
-        f"{row.gpus_needed:>2} × {row.gpu_name:<18} {offer.provider_name:<12} {offer.instance_name[:40]:<40} "
+        f"{row.instance_gpus:>2} × {row.gpu_name:<18} {offer.provider_name:<12} {offer.instance_name[:40]:<40} "
         f"${row.price_per_gpu_hour_rounded:>7}/GPU-h  ${row.per_hour_rounded:>8}/h  "
         f"${row.per_month_rounded:>8,}/month{sold}{sizes}  [{date}{stale}{confidence}]"
     )
