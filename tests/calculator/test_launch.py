@@ -11,8 +11,8 @@ import pytest
 from calculator.estimation import GIB, Workload, apple_fit, estimate
 from calculator.estimation.builds import released_precision
 from calculator.estimation.launch import ENGINES, LaunchConfig, launch_command
-from calculator.estimation.sourcing import weights_source
 from calculator.estimation.offload_fit import best_quant_verdict
+from calculator.estimation.sourcing import weights_source
 from models_catalog.specs import spec_from_recorded_folder
 from pricing.gpus import gpu_by_slug
 

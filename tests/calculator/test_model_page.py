@@ -110,9 +110,9 @@ def test_every_price_row_bills_the_gpus_it_names_and_stale_prices_are_said_once_
 
     _, page = _get(client, GLM_FP16)
     for table in ("ranking", "by-provider"):
-        for row in page.one("table", id=table).select("tr", data_gpu_family=True) + page.one(
-            "table", id=table
-        ).select("tr", data_provider=True):
+        for row in page.one("table", id=table).select("tr", data_gpu_family=True) + page.one("table", id=table).select(
+            "tr", data_provider=True
+        ):
             count = int(row.select("th")[0].text.split(" × ")[0])
             per_gpu = Decimal(row.one(data_price_per_gpu=True).attrs["data-price-per-gpu"])
             total = Decimal(row.one(data_per_hour=True).attrs["data-per-hour"])
