@@ -104,7 +104,11 @@ class _Bytes:
 def _bytes(spec: ModelSpec, workload: Workload) -> _Bytes:
     facts = spec_facts(spec)
     precision = get_precision(workload.precision) or PRECISIONS["fp16"]
-    counts = facts.counts if workload.load_mtp_layers else facts.counts_without_mtp
+    # a decoding step runs the main model only: multi-token-prediction layers run with MTP speculative decoding,
+    # which this model does not assume (vLLM skips their weights unless a speculative config asks for them,
+    # vllm/model_executor/models/deepseek_v2.py load_weights, get_spec_layer_idx_from_weight_name); whether they
+    # sit in memory (Workload.load_mtp_layers) changes the memory, not the bytes a step reads
+    counts = facts.counts_without_mtp
     bits = precision.bits(counts, facts.layer_facts)
     expert_bits = counts.experts * bits.experts + counts.experts_down * bits.experts_down
     dense_bits = sum(c * b for c, b in zip(counts, bits, strict=True)) - expert_bits

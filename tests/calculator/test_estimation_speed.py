@@ -179,3 +179,15 @@ def test_sglang_pays_less_per_moe_layer_than_vllm_on_deepseek():
     vllm = speed(spec, replace(workload, engine="vllm"), gpu, 8).decode_per_request
     assert sglang is not None and vllm is not None and sglang > vllm
     assert 78.1 * 0.75 <= sglang <= 78.1 * 1.25
+
+
+@pytest.mark.parametrize("hub_id", ["deepseek-ai/DeepSeek-V3", "zai-org/GLM-5.3-Flash"])
+def test_a_decoding_step_never_reads_the_multi_token_prediction_layers(hub_id):
+    """Stored MTP layers may count in memory (Workload.load_mtp_layers), but a plain decoding step runs the main
+    model only: DeepSeek-V3's step once read its 14 B-parameter MTP module too (35 % more bytes per token)."""
+    spec, gpu = _spec(hub_id), gpu_by_slug("h200-sxm")
+    assert gpu is not None
+    workload = Workload(engine="vllm", precision="fp8", tensor_parallel=8)
+    stored = speed(spec, workload, gpu, 8)
+    skipped = speed(spec, replace(workload, load_mtp_layers=False), gpu, 8)
+    assert stored.decode_tokens_per_s_low == skipped.decode_tokens_per_s_low
