@@ -116,6 +116,7 @@ def estimate_json(page: ModelPage, state: CalculatorState, model_id: str | None)
             "need_bytes": page.summary.need_bytes,
             "smallest_need_bytes": page.summary.smallest_need_bytes,
             "smallest_label": page.summary.smallest_label,
+            "smallest_mode": page.summary.smallest_mode.value,
             "cheapest": _maybe_offer(page.summary.cheapest),
             "fits_one_gpu": page.summary.fits_one_gpu,
             "largest_gpu_name": page.summary.largest_gpu_name,

@@ -201,6 +201,9 @@ class SummaryOut(Schema):
     need_bytes: int
     smallest_need_bytes: int
     smallest_label: str
+    smallest_mode: str = Field(
+        ..., description="the mode of the smallest need: inference on an inference page, a fine-tuning mode otherwise"
+    )
     cheapest: OfferOut | None
     fits_one_gpu: bool
     largest_gpu_name: str

@@ -136,11 +136,17 @@ def _rows(work: PageWork) -> tuple[BreakdownRow, ...]:
 def _summary(work: PageWork) -> Summary:
     largest = largest_datacenter_gpu(work.inputs.gpus)
     smallest_gpu = smallest_single_gpu(work.need, work.inputs.gpus)
+    smallest_mode = Mode.INFERENCE
     smallest_label, smallest_need = work.local.options[0]
+    if work.setting.mode is not Mode.INFERENCE:  # the smallest way to fine-tune, never an inference figure
+        training = [(need, mode, p) for (mode, p), need in work.needs.items() if mode is not Mode.INFERENCE]
+        smallest_need, smallest_mode, precision = min(training, key=lambda t: (t[0], MODES.index(t[1])))
+        smallest_label = precision_label(precision)
     return Summary(
         need_bytes=work.need,
         smallest_need_bytes=smallest_need,
         smallest_label=smallest_label,
+        smallest_mode=smallest_mode,
         cheapest=work.gpus.ranking.cheapest,
         fits_one_gpu=largest is not None and work.need <= usable_bytes(largest.memory_bytes),
         largest_gpu_name=largest.short_name if largest else "",

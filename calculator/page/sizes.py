@@ -42,6 +42,7 @@ class Summary:
     fits_one_gpu: bool
     largest_gpu_name: str
     smallest_gpu_name: str  # the smallest single GPU that holds the need, when one does
+    smallest_mode: Mode = Mode.INFERENCE  # a fine-tuning page's smallest is the smallest fine-tuning need
 
 
 @dataclass(frozen=True, slots=True)

@@ -439,3 +439,21 @@ def test_fine_tuning_summary_names_what_training_uses_not_the_inference_engine_o
     else:
         assert "Basisgewichte FP16 / BF16" in setting and "Batch 2, Rang 16" in setting
         assert "requests" not in setting and "Anfragen" not in setting
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_a_fine_tuning_page_shows_the_smallest_fine_tuning_need_and_the_precision_it_computes(client, seed_site, lang):
+    """LoRA on GLM-5.3-Flash (released in FP8) trains on 16-bit base weights: the precision box says FP16 / BF16, not
+    the FP8 default, and the smallest-need card is the smallest way to fine-tune (QLoRA on a 4-bit base), not the
+    2-bit inference build."""
+    _, page = _get(client, (GLM if lang == "en" else GLM_DE) + "?mode=lora")
+    selected = [o.attrs["value"] for o in page.one("select", name="precision").select("option", selected=True)]
+    assert selected == ["fp16"]
+    smallest = page.one(data_card="smallest").text.replace("\xa0", " ")
+    qlora = page.one("table", id="matrix").one("tr", data_precision="int4")
+    assert smallest == _cells(qlora)[2]  # the matrix's QLoRA cell at INT4
+    label = page.one(id="summary").text
+    assert (
+        "Smallest need (QLoRA fine-tuning, INT4)" if lang == "en" else "Kleinster Bedarf (QLoRA-Feintuning"
+    ) in label
+    assert "2bit-lite" not in label
