@@ -15,8 +15,9 @@ from django.utils.translation import get_language, gettext, ngettext, to_locale
 from django.utils.translation import gettext_lazy as _
 
 from calculator.estimation import ENGINES, PRECISIONS
+from calculator.estimation.serving import Sustained
 from calculator.estimation.sourcing import WeightsSource
-from calculator.formatting import format_day
+from calculator.formatting import format_day, format_number
 from models_catalog.architecture import NoteKey, SpecNote
 from models_catalog.architecture.notes import NoteValue
 from pricing.offers import StaleOffers
@@ -74,6 +75,7 @@ FIELD_LABELS = {
     "gpu": _("GPU"),
     "gpus": _("Number of GPUs"),
     "ratio": _("Input tokens per output token"),
+    "tps": _("Tokens/s per request, at least"),
     "cached": _("Cached input share"),
     "framework": _("Fine-tuning framework"),
     "rig": _("Your GPU"),
@@ -461,3 +463,32 @@ def stale_text(stale: StaleOffers) -> str:
             "%(num)s of these %(total)s prices is stale.", "%(num)s of these %(total)s prices are stale.", stale.count
         )
     return text % values
+
+
+# What stops the sustained batch (calculator/estimation/serving.py) from growing.
+SUSTAINED_LIMITS = {
+    "memory": _("A larger batch would not fit its KV cache."),
+    "latency": _("A larger batch would slow each request below %(floor)s tokens per second."),
+    "batch": _("We do not model batches beyond 256 requests."),
+}
+
+
+def sustained_text(sustained: Sustained, floor: int) -> str:
+    """How much the configuration generates at the batch it holds, and what stops a larger one."""
+    values = {
+        "requests": requests_phrase(sustained.concurrency),
+        "each": format_number(sustained.per_request_tokens_per_s),
+        "rate": format_number(sustained.tokens_per_s),
+        "floor": floor,
+    }
+    if not sustained.meets_floor:
+        text = _(
+            "Even one request gets only about %(each)s tokens per second here, below your floor of %(floor)s; one "
+            "at a time it generates about %(rate)s tokens per second (estimated)."
+        )
+        return str(text) % values
+    text = _(
+        "With %(requests)s, each at %(each)s tokens per second or more, it generates roughly %(rate)s tokens per "
+        "second in total (estimated)."
+    )
+    return f"{str(text) % values} {str(SUSTAINED_LIMITS[sustained.limit]) % values}"

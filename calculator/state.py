@@ -18,6 +18,7 @@ from django.http import QueryDict
 from django.utils.translation import gettext as _
 
 from calculator.estimation import ENGINES, FRAMEWORKS_KEYS, KV_DTYPES, OPTIMIZERS, Mode
+from calculator.estimation.serving import DEFAULT_MIN_TOKENS_PER_S
 
 MAX_VALUE_CHARS = 64  # longer values are ignored unread (they are never echoed back in full)
 MAX_CONTEXT_TOKENS = 1 << 24  # 16M: beyond any released model
@@ -25,6 +26,7 @@ MAX_CONCURRENCY = 4096
 MAX_BATCH = 512
 MAX_LORA_RANK = 1024
 MAX_GPUS = 64
+MAX_MIN_TOKENS_PER_S = 1000  # a per-request floor above any single-stream speed of today's hardware
 MAC_MEMORY_GIB: tuple[int, ...] = (16, 24, 32, 36, 48, 64, 96, 128, 192, 256, 512)
 MAC_PREFIX = "mac-"  # a hardware choice that names a Mac by its unified memory: "mac-128"
 PRESET_CONTEXTS: tuple[int, ...] = (
@@ -135,6 +137,7 @@ class CalculatorState:
     # self-host or pay per token: input tokens per generated token, and the share of input the API has cached
     ratio: float = 3.0
     cached: int = 0  # percent
+    tps: int = DEFAULT_MIN_TOKENS_PER_S  # tokens/s each request sees at least when throughput is a cost
     # run it yourself: the reader's GPU, how many of it, and the system RAM in GiB (a cookie can set them)
     rig: str = "rtx-4090"
     rig_gpus: int = 1
@@ -250,6 +253,7 @@ def _parsers(choices: PageChoices) -> Mapping[str, Parser]:
         "gpus": _int_in(1, MAX_GPUS),
         "ratio": _float_in(0.0, 1000.0),
         "cached": _int_in(0, 100),
+        "tps": _int_in(1, MAX_MIN_TOKENS_PER_S),
         "rig": _one_of([c.value for c in choices.gpu_choices]),
         "rig_gpus": _int_in(1, 8),
         "ram": _int_in(0, 4096),

@@ -98,6 +98,7 @@ def environment(**options) -> Environment:
             "engine_name": labels.engine_name,
             "weights_source_text": labels.weights_source_text,
             "stale_text": labels.stale_text,
+            "sustained_text": labels.sustained_text,
             "attention_name": labels.attention_name,
             "family_name": labels.family_name,
             "precision_name": labels.precision_name,

@@ -217,6 +217,9 @@ def estimate_json(page: ModelPage, state: CalculatorState, model_id: str | None)
         "api": {
             "self_host": _maybe_offer(api.self_host),
             "tokens_per_s": api.tokens_per_s,
+            "sustained": asdict(api.sustained) if api.sustained is not None else None,
+            "min_tokens_per_s": api.min_tokens_per_s,
+            "self_host_per_million_output_usd": api.self_host_per_million_usd,
             "hosted": [
                 {
                     "route": row.hosted.route,

@@ -14,11 +14,13 @@ from ninja import Field, Schema
 from pydantic import WithJsonSchema
 
 from calculator.estimation import ENGINES, FRAMEWORKS_KEYS, KV_DTYPES, OPTIMIZERS, Mode
+from calculator.estimation.serving import DEFAULT_MIN_TOKENS_PER_S
 from calculator.state import (
     MAX_BATCH,
     MAX_CONCURRENCY,
     MAX_GPUS,
     MAX_LORA_RANK,
+    MAX_MIN_TOKENS_PER_S,
     MAX_VALUE_CHARS,
 )
 
@@ -90,6 +92,13 @@ class CalculatorQuery(Schema):
     )
     cached: _documented({"type": "integer", "minimum": 0, "maximum": 100}) = Field(  # type: ignore[valid-type]
         None, description="percent of input tokens the hosted API has cached (default 0)"
+    )
+    tps: _documented(  # type: ignore[valid-type]
+        {"type": "integer", "minimum": 1, "maximum": MAX_MIN_TOKENS_PER_S}
+    ) = Field(
+        None,
+        description="tokens per second each request sees at least: the break-even counts the largest batch that "
+        f"keeps to it and fits (default {DEFAULT_MIN_TOKENS_PER_S})",
     )
 
 
@@ -376,9 +385,22 @@ class HostedOut(Schema):
     source_url: str
 
 
+class SustainedOut(Schema):
+    concurrency: int = Field(..., description="requests at a time the configuration holds at the floor")
+    tokens_per_s: float = Field(..., description="all of them together, low end of the estimate")
+    per_request_tokens_per_s: float = Field(..., description="what each request sees, low end")
+    limit: str = Field(..., description="what stops a larger batch: memory, latency (the floor) or batch (256)")
+    meets_floor: bool = Field(..., description="false when even one request is slower than the floor")
+
+
 class BreakEvenOut(Schema):
     self_host: OfferOut | None
-    tokens_per_s: float | None
+    tokens_per_s: float | None = Field(..., description="self-host throughput at the sustained batch")
+    sustained: SustainedOut | None
+    min_tokens_per_s: int = Field(..., description="the per-request floor (tps)")
+    self_host_per_million_output_usd: float | None = Field(
+        ..., description="the self-host month over the tokens it generates at the sustained batch"
+    )
     hosted: list[HostedOut]
     input_tokens_per_output_token: float
     cached_input_share: float

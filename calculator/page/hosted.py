@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from calculator.estimation import RankedOffer, TrafficMix, Workload, break_even, speed
+from calculator.estimation import RankedOffer, TrafficMix, Workload, break_even
+from calculator.estimation.serving import Sustained, sustained_throughput
 from calculator.page.inputs import HostedPrice, PageInputs
 from models_catalog.architecture import ModelSpec
 
@@ -24,13 +25,19 @@ class HostedRow:
 @dataclass(frozen=True, slots=True)
 class SelfHostVsApi:
     self_host: RankedOffer | None
-    tokens_per_s: float | None  # all requests together, the low end of the estimate
+    sustained: Sustained | None  # the batch the configuration holds at the reader's per-request floor
+    min_tokens_per_s: int  # that floor
     rows: tuple[HostedRow, ...]
     per_million_output_usd: float | None  # the first API's cost per million generated tokens with the mix
     break_even_tokens: float | None
     capacity_tokens: float | None
     reachable: bool | None
     mix: TrafficMix
+
+    @property
+    def tokens_per_s(self) -> float | None:
+        """All requests together at the sustained batch, the low end of the estimate."""
+        return self.sustained.tokens_per_s if self.sustained is not None else None
 
     @property
     def compared_provider(self) -> str:
@@ -43,8 +50,46 @@ class SelfHostVsApi:
         return self.break_even_tokens / 1_000_000 if self.break_even_tokens is not None else None
 
     @property
+    def self_host_per_million_usd(self) -> float | None:
+        """The configuration's month over the tokens it generates in it at the sustained batch."""
+        if self.self_host is None or not self.capacity_tokens:
+            return None
+        return float(self.self_host.per_month_usd) / (self.capacity_tokens / 1_000_000)
+
+    @property
     def capacity_million_tokens(self) -> float | None:
         return self.capacity_tokens / 1_000_000 if self.capacity_tokens is not None else None
+
+
+def cheapest_per_token(
+    gpus: Gpus, inputs: PageInputs, spec: ModelSpec, workload: Workload, floor: int
+) -> tuple[RankedOffer | None, Sustained | None]:
+    """Of the cheapest configuration per GPU type, the one whose month buys the most tokens at the batch it holds
+    with every request at ``floor`` tokens/s or more (the cheapest per hour often holds only the reader's own
+    requests: 5 × A100 fill 90 % with GLM-5.3-Flash's weights). Without any that meets the floor, the cheapest per
+    hour with what it does."""
+    index = gpu_index(inputs.gpus)
+    best: tuple[float, RankedOffer, Sustained] | None = None
+    for row in gpus.by_gpu:
+        gpu = index.get(row.ranked.offer.gpu_slug)
+        if gpu is None or not gpu.memory_bandwidth_gbps:
+            continue
+        found = sustained_throughput(spec, workload, gpu, row.tensor_parallel, floor, row.plan.gpus_run)
+        if found is None or not found.meets_floor:
+            continue
+        per_token = float(row.ranked.per_month_usd) / found.tokens_per_s
+        if best is None or per_token < best[0]:
+            best = (per_token, row.ranked, found)
+    if best is not None:
+        return best[1], best[2]
+    cheapest = gpus.ranking.cheapest
+    if cheapest is None:
+        return None, None
+    gpu = index.get(cheapest.offer.gpu_slug)
+    if gpu is None or not gpu.memory_bandwidth_gbps:
+        return cheapest, None
+    plan = instance_plan(cheapest, spec)
+    return cheapest, sustained_throughput(spec, workload, gpu, plan.tensor_parallel, floor, plan.gpus_run)
 
 
 def hosted_section(inputs: PageInputs, gpus: Gpus, spec: ModelSpec, workload: Workload) -> SelfHostVsApi:
@@ -64,13 +109,8 @@ def hosted_section(inputs: PageInputs, gpus: Gpus, spec: ModelSpec, workload: Wo
                 intro_expired=intro is not None and inputs.today > intro,
             )
         )
-    cheapest = gpus.ranking.cheapest
-    tokens_per_s = None
-    if cheapest is not None:
-        gpu = gpu_index(inputs.gpus).get(cheapest.offer.gpu_slug)
-        if gpu is not None and gpu.memory_bandwidth_gbps:
-            running = instance_plan(cheapest, spec).tensor_parallel
-            tokens_per_s = speed(spec, workload, gpu, running).decode_tokens_per_s_low
+    cheapest, sustained = cheapest_per_token(gpus, inputs, spec, workload, state.tps)
+    tokens_per_s = sustained.tokens_per_s if sustained is not None else None
     per_million = volume = capacity = reachable = None
     if rows and cheapest is not None:
         result = break_even(float(cheapest.per_month_usd), rows[0].hosted.price, mix, inputs.today, tokens_per_s)
@@ -78,4 +118,4 @@ def hosted_section(inputs: PageInputs, gpus: Gpus, spec: ModelSpec, workload: Wo
         volume = result.break_even_output_tokens_per_month
         capacity = result.self_host_capacity_tokens_per_month
         reachable = result.self_host_can_reach_break_even
-    return SelfHostVsApi(cheapest, tokens_per_s, tuple(rows), per_million, volume, capacity, reachable, mix)
+    return SelfHostVsApi(cheapest, sustained, state.tps, tuple(rows), per_million, volume, capacity, reachable, mix)
