@@ -6,6 +6,7 @@ node; a need beyond that takes several nodes. Memory sizes are decimal bytes (GB
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Protocol
@@ -180,19 +181,30 @@ def parallel_plan(memory_count: int, attention_heads: int, kv_heads: int) -> Par
     return ParallelPlan(count, widest, stages, widest * stages)
 
 
-def plan_on_instance(instance_gpus: int, memory_count: int, attention_heads: int, kv_heads: int) -> ParallelPlan:
+def plan_on_instance(
+    instance_gpus: int,
+    memory_count: int,
+    attention_heads: int,
+    kv_heads: int,
+    fits: Callable[[int, int], bool] | None = None,
+) -> ParallelPlan:
     """How vLLM and SGLang run a model on an instance of ``instance_gpus`` GPUs (one node) when the memory needs
     ``memory_count``: on n GPUs (memory_count ≤ n ≤ the instance) the widest tensor-parallel degree that divides n
     and that the heads allow (§3.1), times pipeline stages for the rest; the n with the widest degree (the fastest
     per request), the fewest GPUs among equals. 8 GPUs run as TP 8; a marketplace instance of 5 as TP 1 × 5
     stages; 6 as TP 2 × 3; an instance of 7 for a need of 6 as TP 2 × 3, one GPU idle. Both engines split layers
     over stages (vLLM ``--pipeline-parallel-size``, SGLang ``--pp-size``), so the instance's price is the price of a
-    configuration that runs."""
+    configuration that runs.
+
+    ``fits(tp, n)``: whether each of n GPUs holds its share at tensor-parallel degree tp (placement.py: the MLA latent
+    and surplus KV heads sit on every rank). A degree whose ranks would overflow is skipped for a narrower one with
+    more stages; one stage per GPU (TP 1) always holds what the 90 % rule counted."""
     count = max(1, instance_gpus)
     heads, kv = max(1, attention_heads), max(1, kv_heads)
 
     def widest(n: int) -> int:
-        return max(t for t in range(1, n + 1) if n % t == 0 and heads % t == 0 and (kv % t == 0 or t % kv == 0))
+        degrees = [t for t in range(n, 0, -1) if n % t == 0 and heads % t == 0 and (kv % t == 0 or t % kv == 0)]
+        return next((t for t in degrees if fits is None or t == 1 or fits(t, n)), 1)
 
     tp, n = max(
         ((widest(n), n) for n in range(min(max(1, memory_count), count), count + 1)), key=lambda p: (p[0], -p[1])

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from calculator.estimation import GIB, Mode, RankedOffer, Workload, apple_fit, estimate
+from calculator.estimation import GIB, Mode, Workload, apple_fit, estimate
 from calculator.estimation.launch import LaunchConfig, launch_command
 from calculator.estimation.sourcing import WeightsSource
 from calculator.page.inputs import PageInputs
 from calculator.state import MAC_MEMORY_GIB
 
-from .gpus import instance_plan
+from .gpus import OfferRow
 from .setting import Setting
 
 MLX_BITS = (8, 6, 4, 3, 2)
@@ -30,14 +30,14 @@ class Commands:
     mac_source: WeightsSource | None
 
 
-def commands_section(inputs: PageInputs, setting: Setting, cheapest: RankedOffer | None) -> Commands:
+def commands_section(inputs: PageInputs, setting: Setting, cheapest: OfferRow | None) -> Commands:
     """The launch commands for the cheapest cloud configuration and for the smallest Mac that holds the model, each
     naming weights that hold the precision it was sized for (sourcing.py), or none with the reason."""
     state, spec = inputs.state, inputs.spec
     engine = state.engine if state.engine in ("vllm", "sglang") else "vllm"
     cloud, gpus, cloud_source = "", 0, None
     if cheapest is not None and setting.mode is Mode.INFERENCE:
-        plan = instance_plan(cheapest, spec)
+        plan = cheapest.plan  # the split the ranking priced, the one its speed and this command run
         gpus = plan.gpus_run
         cloud_source = inputs.weights_source(engine, setting.precision)
         if cloud_source.runnable:

@@ -8,6 +8,7 @@ from datetime import date, datetime
 
 from calculator.estimation import GpuCount, RankedOffer, Ranking, Workload, rank, several_node_gpus, speed, usable_bytes
 from calculator.estimation.fit import ParallelPlan, plan_on_instance
+from calculator.estimation.placement import rank_fit
 from models_catalog.architecture import ModelSpec
 from pricing.gpus import GpuSpec
 from pricing.offers import OfferRecord, StaleOffers, stale_offers
@@ -36,9 +37,12 @@ class OfferRow:
         return max(0, self.ranked.instance_gpus - self.plan.gpus_run)
 
 
-def instance_plan(row: RankedOffer, spec: ModelSpec) -> ParallelPlan:
-    """The engine's split of ``spec`` over the GPUs of the instance ``row`` prices."""
-    return plan_on_instance(row.instance_gpus, row.gpus_needed, spec.num_attention_heads, spec.num_kv_heads)
+def instance_plan(row: RankedOffer, spec: ModelSpec, workload: Workload, gpus: Sequence[GpuSpec]) -> ParallelPlan:
+    """The engine's split of ``spec`` over the GPUs of the instance ``row`` prices: the widest tensor-parallel degree
+    whose ranks each hold their share (placement.py), pipeline stages for the rest."""
+    gpu = next((g for g in gpus if g.slug == row.offer.gpu_slug), None)
+    fits = rank_fit(spec, workload, gpu.memory_bytes) if gpu is not None else None
+    return plan_on_instance(row.instance_gpus, row.gpus_needed, spec.num_attention_heads, spec.num_kv_heads, fits)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +70,7 @@ def _offer_rows(
     built = []
     for row in rows:
         gpu = gpus.get(row.offer.gpu_slug)
-        plan = instance_plan(row, spec)
+        plan = instance_plan(row, spec, workload, tuple(gpus.values()))
         # a request passes the pipeline stages one after another, each reading its share of the layers at the
         # tensor-parallel degree: per request, the speed of the whole model at that degree
         key = (row.offer.gpu_slug, plan.tensor_parallel)

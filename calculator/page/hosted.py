@@ -9,7 +9,7 @@ from calculator.estimation.serving import Sustained, sustained_throughput
 from calculator.page.inputs import HostedPrice, PageInputs
 from models_catalog.architecture import ModelSpec
 
-from .gpus import Gpus, gpu_index, instance_plan
+from .gpus import Gpus, gpu_index
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,14 +82,14 @@ def cheapest_per_token(
             best = (per_token, row.ranked, found)
     if best is not None:
         return best[1], best[2]
-    cheapest = gpus.ranking.cheapest
-    if cheapest is None:
+    if not gpus.by_gpu:
         return None, None
-    gpu = index.get(cheapest.offer.gpu_slug)
+    cheapest = gpus.by_gpu[0]
+    gpu = index.get(cheapest.ranked.offer.gpu_slug)
     if gpu is None or not gpu.memory_bandwidth_gbps:
-        return cheapest, None
-    plan = instance_plan(cheapest, spec)
-    return cheapest, sustained_throughput(spec, workload, gpu, plan.tensor_parallel, floor, plan.gpus_run)
+        return cheapest.ranked, None
+    plan = cheapest.plan
+    return cheapest.ranked, sustained_throughput(spec, workload, gpu, plan.tensor_parallel, floor, plan.gpus_run)
 
 
 def hosted_section(inputs: PageInputs, gpus: Gpus, spec: ModelSpec, workload: Workload) -> SelfHostVsApi:

@@ -16,6 +16,7 @@ from django.db import DatabaseError
 from calculator.estimation import estimate, speed
 from calculator.estimation.cost import cost_per_million_tokens
 from calculator.estimation.fit import plan_on_instance
+from calculator.estimation.placement import rank_fit
 from calculator.estimation.ranking import RankedOffer, Ranking, rank
 from calculator.management.options import (
     Request,
@@ -191,7 +192,8 @@ def _speeds(request: Request, ranking: Ranking) -> dict[Key, Speed]:
     for row in (*ranking.by_gpu, *ranking.by_provider):
         gpu: GpuSpec | None = gpu_by_slug(row.offer.gpu_slug)
         # as the page: the engine's split over the priced instance, per request the speed at its TP degree
-        plan = plan_on_instance(row.instance_gpus, row.gpus_needed, spec.num_attention_heads, spec.num_kv_heads)
+        fits = rank_fit(spec, workload, gpu.memory_bytes) if gpu is not None else None
+        plan = plan_on_instance(row.instance_gpus, row.gpus_needed, spec.num_attention_heads, spec.num_kv_heads, fits)
         running = plan.tensor_parallel
         if (row.offer.gpu_slug, running) not in rates:
             tokens = None

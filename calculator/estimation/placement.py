@@ -1,0 +1,40 @@
+"""Whether every GPU of a tensor-parallel split holds its own share (docs/methodology.md §3.1, §3.2, §4.9).
+
+The 90 % rule on the whole need (fit.gpus_needed) assumes every byte splits evenly over the GPUs. Under tensor
+parallelism in vLLM and SGLang it does not: each rank keeps the whole MLA latent cache (it has no heads to split) and
+a copy of every KV head beyond their count, so more ranks add cache instead of room; pipeline stages, each holding
+its layers and their cache, divide it. DeepSeek-V3 at 128K tokens × 16 requests (918 GB) fills 8 × H200 at 90 %,
+but at TP 8 each rank would hold the whole 147 GB latent beside its eighth of the weights, more than an H200 has:
+the engine must run fewer ranks and more stages (TP 1 × 8 stages always holds what the 90 % rule counted).
+Fine-tuning and layer-split engines (llama.cpp, Ollama, MLX) repeat nothing per GPU.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from models_catalog.architecture import ModelSpec
+
+from .fit import fits_per_gpu
+from .memory import estimate
+from .workload import Mode, Workload
+
+# Engines that split a replica by tensor parallelism (and repeat the MLA latent and surplus KV heads per rank).
+TENSOR_PARALLEL_ENGINES = frozenset({"vllm", "sglang", "tensorrt-llm"})
+
+
+def rank_fit(spec: ModelSpec, workload: Workload, memory_bytes: int) -> Callable[[int, int], bool] | None:
+    """``fits(tp, n)``: whether each of n GPUs of ``memory_bytes`` holds its share of ``workload`` at tensor-parallel
+    degree tp (n = tp × stages), at 90 % fill; None where nothing is repeated per GPU (every split fits alike)."""
+    if workload.mode is not Mode.INFERENCE or workload.engine.lower() not in TENSOR_PARALLEL_ENGINES:
+        return None
+    found: dict[tuple[int, int], bool] = {}
+
+    def fits(tp: int, gpus: int) -> bool:
+        if (tp, gpus) not in found:
+            total = estimate(spec, replace(workload, tensor_parallel=tp)).total_bytes
+            found[(tp, gpus)] = fits_per_gpu(total, gpus, memory_bytes)
+        return found[(tp, gpus)]
+
+    return fits

@@ -1,0 +1,87 @@
+"""Every priced split holds its share on every GPU (calculator/estimation/placement.py, fit.plan_on_instance).
+
+vLLM and SGLang keep the whole MLA latent on every tensor-parallel rank: DeepSeek-V3 at 128K × 16 once showed
+8 × H200 "run as TP 8", where each rank would hold the full 147 GB latent beside its eighth of the weights."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from calculator.estimation import Mode, Workload
+from calculator.estimation.fit import fits_per_gpu, gpus_needed, plan_on_instance
+from calculator.estimation.memory import estimate
+from calculator.estimation.placement import rank_fit
+from calculator.validation.kv import HUB
+from models_catalog import services
+from models_catalog.specs import spec_from_recorded_folder
+from pricing.gpus import gpu_by_slug
+from tests.models_catalog.html import parse
+
+DEEPSEEK = "deepseek-ai/DeepSeek-V3"
+LONG = Workload(precision="fp8", context=131072, concurrency=16)
+
+
+def _gpu(slug: str):
+    gpu = gpu_by_slug(slug)
+    assert gpu is not None
+    return gpu
+
+
+def test_tp8_would_overflow_each_h200_so_the_plan_runs_fewer_ranks_and_more_stages():
+    spec, h200 = spec_from_recorded_folder(HUB / DEEPSEEK), _gpu("h200-sxm")
+    assert gpus_needed(estimate(spec, LONG).total_bytes, h200.memory_bytes) == 8  # the 90 % rule on the whole
+    at_tp8 = estimate(spec, Workload(precision="fp8", context=131072, concurrency=16, tensor_parallel=8))
+    assert not fits_per_gpu(at_tp8.total_bytes, 8, h200.memory_bytes)
+    fits = rank_fit(spec, LONG, h200.memory_bytes)
+    plan = plan_on_instance(8, 8, spec.num_attention_heads, spec.num_kv_heads, fits)
+    assert plan.tensor_parallel < 8 and plan.gpus_run == 8 and fits is not None
+    assert fits(plan.tensor_parallel, plan.gpus_run)
+    # without the per-rank check the old answer comes back
+    assert plan_on_instance(8, 8, spec.num_attention_heads, spec.num_kv_heads).tensor_parallel == 8
+
+
+@pytest.mark.parametrize(
+    ("hub_id", "workload"),
+    [
+        (DEEPSEEK, LONG),
+        (DEEPSEEK, Workload(precision="fp8")),
+        ("zai-org/GLM-5.3-Flash", Workload(precision="fp16")),
+        ("meta-llama/Llama-3.1-8B-Instruct", Workload(context=131072, concurrency=32)),
+        ("Qwen/Qwen3-30B-A3B", Workload(context=32768, concurrency=64)),
+    ],
+)
+@pytest.mark.parametrize("slug", ["h100-sxm", "h200-sxm", "mi300x", "b200"])
+def test_every_split_on_every_instance_size_fits_each_gpu(hub_id, workload, slug):
+    spec, gpu = spec_from_recorded_folder(HUB / hub_id), _gpu(slug)
+    need = gpus_needed(estimate(spec, workload).total_bytes, gpu.memory_bytes)
+    if need > 8:
+        return
+    fits = rank_fit(spec, workload, gpu.memory_bytes)
+    assert fits is not None
+    for instance in range(need, 9):
+        plan = plan_on_instance(instance, need, spec.num_attention_heads, spec.num_kv_heads, fits)
+        assert plan.gpus_run <= instance and fits(plan.tensor_parallel, plan.gpus_run), (instance, plan)
+
+
+def test_layer_split_engines_and_fine_tuning_repeat_nothing_per_gpu():
+    spec, h200 = spec_from_recorded_folder(HUB / DEEPSEEK), _gpu("h200-sxm")
+    assert rank_fit(spec, Workload(precision="q4_k_m", engine="llama.cpp"), h200.memory_bytes) is None
+    assert rank_fit(spec, Workload(mode=Mode.LORA, precision="fp16"), h200.memory_bytes) is None
+
+
+@pytest.mark.django_db
+def test_the_page_prices_runs_and_launches_the_split_that_fits(client):
+    services.model_import_offline(Path(services.__file__).resolve().parent / "data" / "hub", only=[DEEPSEEK])
+    call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
+    page = parse(client.get(f"/en/models/{DEEPSEEK}/?context=131072&concurrency=16").content)
+    h200 = page.one("table", id="ranking").one("tr", data_gpu_family="h200-141gb")
+    plan = h200.one("span", data_plan=True).attrs["data-plan"]
+    assert plan != "tp8-pp1" and plan.endswith("-pp" + str(8 // int(plan[2 : plan.index("-")])))
+    cheapest = page.one("tr", data_cheapest="true").one("span", data_plan=True).attrs["data-plan"]
+    tp, pp = (int(part[2:]) for part in cheapest.split("-"))
+    command = page.one("pre", id="cmd-cloud").text
+    assert (f"--tensor-parallel-size {tp}" in command) == (tp > 1)
+    assert f"--pipeline-parallel-size {pp}" in command
