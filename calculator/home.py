@@ -8,9 +8,13 @@ from datetime import date
 
 from django.db.models import F
 
-from calculator.estimation import GIB, PRECISIONS, RankedOffer, Workload, apple_fit, estimate, rank, usable_bytes
+from calculator.estimation import RankedOffer, Workload, estimate, rank
 from calculator.estimation.builds import released_precision
+from calculator.page.machines import hardware_for, verdict_on
+from calculator.page.sources import page_builds
+from calculator.state import MAC_PREFIX
 from models_catalog.models import Model
+from models_catalog.selectors import build_rows
 from models_catalog.specs import SpecUnavailable, spec_from_model
 from pricing.gpus import load_gpus
 from pricing.selectors import current_offers
@@ -20,7 +24,7 @@ from web.kept import Kept
 POPULAR = 8
 LISTED = 12
 NEWEST = 6
-CARD_GB = 24  # the most common large consumer card (RTX 3090 / 4090)
+CARD = "rtx-4090"  # the most common large consumer card
 MAC_GIB = 64
 CACHE_SECONDS = 60 * 60
 
@@ -39,7 +43,8 @@ class PopularModel:
 class RunsOnLocal:
     url: str  # the model's "can it run" page for that machine
     name: str
-    precision: str  # the widest precision of local_ladder that fits
+    precision: str  # the key of the widest precision or build that fits (machines.verdict_on)
+    label: str
     need_bytes: int
 
 
@@ -57,7 +62,7 @@ class HomeAnswers:
     on_card: tuple[RunsOnLocal, ...]
     on_mac: tuple[RunsOnLocal, ...]
     newest: tuple[NewModel, ...]
-    card_gb: int = CARD_GB
+    card_gb: int = 24  # the RTX 4090's memory, as the question names it
     mac_gib: int = MAC_GIB
 
 
@@ -79,10 +84,10 @@ def _compute() -> HomeAnswers:
             F("downloads").desc(nulls_last=True), F("params_total").desc(nulls_last=True), "id"
         )
     )
+    rows = build_rows([m.pk for m in models])
     offers = current_offers(pricing_kinds=("on-demand",))
     gpus = load_gpus()
-    card = usable_bytes(CARD_GB * 10**9)
-    mac = apple_fit(0, MAC_GIB * GIB).max_raised_limit_bytes
+    card, mac = hardware_for(CARD, gpus), hardware_for(f"{MAC_PREFIX}{MAC_GIB}", gpus)
     popular: list[PopularModel] = []
     on_card: list[RunsOnLocal] = []
     on_mac: list[RunsOnLocal] = []
@@ -97,31 +102,26 @@ def _compute() -> HomeAnswers:
             int4 = estimate(spec, Workload(precision="int4")).total_bytes
             cheapest = rank(need, offers, gpus).cheapest
             popular.append(PopularModel(model.url, model.display_name, released, need, int4, cheapest))
-        local = [
-            (p, estimate(spec, Workload(precision=p, engine="llama.cpp")).total_bytes) for p in local_ladder(released)
-        ]
-        for budget, found, machine in ((card, on_card, "rtx-4090"), (mac, on_mac, f"mac-{MAC_GIB}")):
-            fitting = [(p, need) for p, need in local if need <= budget]
-            if fitting:
-                precision, need = fitting[0]
-                found.append(RunsOnLocal(f"{model.url}runs-on/{machine}/", model.display_name, precision, need))
+        # the verdict of each model's "can it run" page for the machine, as its local section gives it
+        builds = page_builds(rows.get(model.pk, ()), spec.params_total)
+        for machine, found in ((card, on_card), (mac, on_mac)):
+            if machine is None:
+                continue
+            best = verdict_on(spec, builds, machine).best
+            if best is not None:
+                url = f"{model.url}runs-on/{machine.key}/"
+                found.append(RunsOnLocal(url, model.display_name, best.key, best.label, best.need_bytes))
     newest = sorted(models, key=lambda m: m.release_date or date.min, reverse=True)[:NEWEST]
     return HomeAnswers(
         popular=tuple(popular),
         on_card=_largest_first(on_card),
         on_mac=_largest_first(on_mac),
+        card_gb=round(card.gpu.memory_bytes / 10**9) if card is not None and card.gpu is not None else 24,
         newest=tuple(
             NewModel(m.url, m.display_name, m.release_date, m.params_total / 1e9 if m.params_total else None)
             for m in newest
         ),
     )
-
-
-def local_ladder(released: str) -> tuple[str, ...]:
-    """The precisions tried on a machine of one's own, widest first: the released one, then the generic 8- and
-    4-bit ones that store fewer bits (an FP8 or MXFP4 release is not widened back to 16 bits)."""
-    bits = PRECISIONS[released].nominal_bits if released in PRECISIONS else 16
-    return (released, *(p for p in ("int8", "int4") if PRECISIONS[p].nominal_bits < bits))
 
 
 def _largest_first(rows: list[RunsOnLocal]) -> tuple[RunsOnLocal, ...]:

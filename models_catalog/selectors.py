@@ -6,6 +6,7 @@ import difflib
 import heapq
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -394,22 +395,7 @@ def model_facts(model: Model) -> ModelFacts:
         for kind, rows in grouped.items()
     }
     order = [k for k, _ in ModelFact.Kind.choices]
-    builds = tuple(
-        BuildRow(
-            format=b.format,
-            label=b.label,
-            repo_id=b.repo_id,
-            bits_per_weight=b.bits_per_weight,
-            bits_source=b.bits_source,
-            file_size_bytes=b.file_size_bytes,
-            size_is_approximate=b.size_is_approximate,
-            size_source=b.size_source,
-            min_ram_bytes=b.min_ram_bytes,
-            quality_note=b.quality_note,
-            quality_source=b.quality_source,
-        )
-        for b in QuantizedBuild.objects.filter(model=model)
-    )
+    builds = build_rows([model.pk]).get(model.pk, ())
     return ModelFacts(
         model=model,
         params=tuple(groups[k] for k in PARAM_KINDS if k in groups),
@@ -418,6 +404,28 @@ def model_facts(model: Model) -> ModelFacts:
         params_billions=model.params_total / 1e9 if model.params_total else None,
         active_billions=model.params_active / 1e9 if model.params_active else None,
     )
+
+
+def build_rows(model_ids: Sequence[int]) -> dict[int, tuple[BuildRow, ...]]:
+    """The published builds of each model, in the catalog's order, from one query."""
+    found: dict[int, list[BuildRow]] = {}
+    for b in QuantizedBuild.objects.filter(model_id__in=list(model_ids)):
+        found.setdefault(b.model_id, []).append(
+            BuildRow(
+                format=b.format,
+                label=b.label,
+                repo_id=b.repo_id,
+                bits_per_weight=b.bits_per_weight,
+                bits_source=b.bits_source,
+                file_size_bytes=b.file_size_bytes,
+                size_is_approximate=b.size_is_approximate,
+                size_source=b.size_source,
+                min_ram_bytes=b.min_ram_bytes,
+                quality_note=b.quality_note,
+                quality_source=b.quality_source,
+            )
+        )
+    return {model_id: tuple(rows) for model_id, rows in found.items()}
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,18 +5,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from calculator.estimation import GIB, Mode, Workload, apple_fit, usable_bytes
+from calculator.estimation import GIB, Mode, Workload, apple_fit
 from calculator.estimation.launch import LaunchConfig, launch_command
 from calculator.estimation.offload_fit import offload_verdict
 from calculator.estimation.precision import gguf_key
 from calculator.estimation.sourcing import SourceKind, WeightsSource
 from calculator.page.inputs import Build, PageInputs, precision_label
-from calculator.state import MAC_MEMORY_GIB, CalculatorState
+from calculator.state import MAC_MEMORY_GIB, MAC_PREFIX, CalculatorState
 from models_catalog.architecture import ModelSpec
 from pricing.gpus import GpuSpec
 from web.kept import PROCESS, Kept
 
-from .gpus import gpu_index
+from .machines import hardware_for, verdict_on
 from .setting import MATRIX_PRECISIONS, PageEstimates
 
 LOCAL_GPUS: tuple[str, ...] = ("rtx-3090", "rtx-4090", "rtx-5090", "rtx-pro-6000-blackwell")
@@ -52,6 +52,8 @@ class Local:
 def local_section(
     estimates: PageEstimates, state: CalculatorState, builds: Sequence[Build], gpus: Sequence[GpuSpec]
 ) -> Local:
+    """Each common card and every Mac size: the verdict the "can it run" pages give (machines.verdict_on, with the
+    engine people run there: llama.cpp), at the page's context and number of requests."""
     options: list[tuple[str, int]] = []
     for precision in MATRIX_PRECISIONS:
         _, need = estimates.need(estimates.workload(state, Mode.INFERENCE, precision))
@@ -61,31 +63,36 @@ def local_section(
             _, need = estimates.need(estimates.workload(state, Mode.INFERENCE, build.key))
             options.append((build.label, need))
     options.sort(key=lambda o: o[1])
-    smallest = options[0][1]
-    index = gpu_index(gpus)
+    spec = estimates.spec
     gpu_verdicts = []
     for slug in LOCAL_GPUS:
-        gpu = index.get(slug)
-        if gpu is None:
+        card = hardware_for(slug, gpus)
+        if card is None or card.gpu is None:
             continue
-        fitting = [o for o in options if o[1] <= usable_bytes(gpu.memory_bytes)]
-        best = fitting[-1] if fitting else None
-        gpu_verdicts.append(LocalGpuVerdict(gpu, best[0] if best else None, best[1] if best else None, smallest))
+        found = verdict_on(spec, builds, card, context=state.context, concurrency=state.concurrency)
+        best = found.best
+        gpu_verdicts.append(
+            LocalGpuVerdict(
+                card.gpu,
+                best.label if best else None,
+                best.need_bytes if best else None,
+                found.smallest.need_bytes,
+            )
+        )
     macs = []
     for gib in MAC_MEMORY_GIB:
-        ram = gib * GIB
-        limits = apple_fit(0, ram)  # the machine's default and most-raised GPU limits
-        default = [o for o in options if o[1] <= limits.default_limit_bytes]
-        raised = [o for o in options if o[1] <= limits.max_raised_limit_bytes]
-        if default:
-            label, need = default[-1]
-            macs.append(MacVerdict(gib, "fits", label, need, None, limits.default_limit_bytes))
-        elif raised:
-            label, need = raised[-1]
-            fitted = apple_fit(need, ram)
-            macs.append(MacVerdict(gib, "raise", label, need, fitted.wired_limit_mb, limits.default_limit_bytes))
+        mac = hardware_for(f"{MAC_PREFIX}{gib}", gpus)
+        if mac is None:
+            continue
+        found = verdict_on(spec, builds, mac, context=state.context, concurrency=state.concurrency)
+        best = found.best
+        if best is None:
+            macs.append(MacVerdict(gib, "no", None, None, None, mac.default_budget_bytes))
+        elif best.fits_default:
+            macs.append(MacVerdict(gib, "fits", best.label, best.need_bytes, None, mac.default_budget_bytes))
         else:
-            macs.append(MacVerdict(gib, "no", None, None, None, limits.default_limit_bytes))
+            wired = apple_fit(best.need_bytes, gib * GIB).wired_limit_mb
+            macs.append(MacVerdict(gib, "raise", best.label, best.need_bytes, wired, mac.default_budget_bytes))
     return Local(tuple(gpu_verdicts), tuple(macs), tuple(options))
 
 

@@ -58,7 +58,8 @@ def _bits(build: BuildRow, params_total: int) -> float | None:
     return None
 
 
-def _builds(facts: ModelFacts, params_total: int) -> tuple[Build, ...]:
+def page_builds(rows: Sequence[BuildRow], params_total: int) -> tuple[Build, ...]:
+    """The catalog's published builds as pages choose them (a key per build, labels in the reader's language)."""
     taken: set[str] = set()
     return tuple(
         Build(
@@ -74,7 +75,7 @@ def _builds(facts: ModelFacts, params_total: int) -> tuple[Build, ...]:
             quality_note=b.quality_note,
             quality_source=b.quality_source,
         )
-        for b in facts.builds
+        for b in rows
     )
 
 
@@ -125,7 +126,7 @@ def page_offers() -> tuple[OfferRecord, ...]:
 def page_sources(model: Model, facts: ModelFacts, today: date) -> PageSources:
     """Everything the page computes from; raises ``SpecUnavailable`` when the model cannot be sized."""
     spec = model_spec(model)
-    builds = _builds(facts, spec.params_total)
+    builds = page_builds(facts.builds, spec.params_total)
     gpus: Sequence[GpuSpec] = load_gpus()
     return PageSources(
         spec=spec,

@@ -1,0 +1,157 @@
+"""The hardware a reader names — a GPU type (one card) or a Mac by unified memory — and which precision or published
+build of a model runs on one unit of it. The model page's local section, the "can it run" pages, the home page and
+the GPU pages all ask this one function, so a card or a Mac gets one verdict everywhere."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from calculator.estimation import GIB, Mode, Workload, apple_fit, estimate, gpus_needed, usable_bytes
+from calculator.estimation.builds import released_precision
+from calculator.page.inputs import Build, precision_label
+from calculator.state import MAC_MEMORY_GIB, MAC_PREFIX
+from models_catalog.architecture import ModelSpec
+from pricing.gpus import GpuSpec
+
+GENERIC = ("fp16", "fp8", "int8", "int4")
+DEFAULT_CONTEXT = 8192
+# The hardware readers ask about most, each with a "can it run" page per model (datacenter, workstation,
+# consumer GPUs, and Macs by unified memory).
+POPULAR_GPUS: tuple[str, ...] = (
+    "h100-sxm",
+    "h200-sxm",
+    "b200",
+    "a100-80gb-sxm",
+    "l40s",
+    "mi300x",
+    "rtx-pro-6000-blackwell",
+    "rtx-5090",
+    "rtx-4090",
+    "rtx-3090",
+)
+POPULAR_MACS: tuple[int, ...] = (24, 36, 64, 128, 192, 512)
+LOCAL_SEGMENTS = ("consumer", "workstation", "apple", "unified-desktop")
+
+
+@dataclass(frozen=True, slots=True)
+class Hardware:
+    """A GPU type (one card) or a Mac by unified memory, as the reader picks it."""
+
+    key: str  # the URL's part: a GPU slug or "mac-128"
+    name: str
+    gpu: GpuSpec | None
+    mac_gib: int | None
+    budget_bytes: int  # what one unit may hold: 90 % of a GPU, or a Mac's GPU limit after raising it
+    default_budget_bytes: int  # a Mac's out-of-the-box GPU limit; a GPU's 90 % again
+    engine: str  # the engine we size for: vLLM on datacenter GPUs, llama.cpp on cards and Macs people own
+
+    @property
+    def is_mac(self) -> bool:
+        return self.mac_gib is not None
+
+
+def hardware_for(key: str, gpus: Sequence[GpuSpec]) -> Hardware | None:
+    """The hardware a URL names, or None (an unknown slug, a Mac size we do not list)."""
+    if key.startswith(MAC_PREFIX):
+        size = key[len(MAC_PREFIX) :]
+        if not size.isdigit() or int(size) not in MAC_MEMORY_GIB:
+            return None
+        gib = int(size)
+        limits = apple_fit(0, gib * GIB)
+        return Hardware(
+            key, f"Mac {gib} GB", None, gib, limits.max_raised_limit_bytes, limits.default_limit_bytes, "llama.cpp"
+        )
+    gpu = next((g for g in gpus if g.slug == key), None)
+    if gpu is None or gpu.segment == "apple":
+        return None
+    engine = "llama.cpp" if gpu.segment in LOCAL_SEGMENTS else "vllm"
+    usable = usable_bytes(gpu.memory_bytes)
+    return Hardware(key, gpu.short_name, gpu, None, usable, usable, engine)
+
+
+def popular_hardware(gpus: Sequence[GpuSpec]) -> list[Hardware]:
+    keys = [*POPULAR_GPUS, *(f"{MAC_PREFIX}{gib}" for gib in POPULAR_MACS)]
+    return [hw for hw in (hardware_for(key, gpus) for key in keys) if hw is not None]
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One way to run the model: a generic precision or a published build, and what it needs."""
+
+    key: str
+    label: str
+    need_bytes: int
+    fits: bool  # on one unit (after raising a Mac's limit)
+    fits_default: bool  # without raising a Mac's limit
+    units: int  # GPUs of this type it needs at 90 % fill (1 for a Mac that holds it, 0 when it does not)
+
+
+def option_workload(option: str, builds: dict[str, Build], engine: str, **changes: Any) -> Workload:
+    build = builds.get(option)
+    return replace(
+        Workload(
+            mode=Mode.INFERENCE,
+            precision=build.precision if build else option,
+            context=DEFAULT_CONTEXT,
+            engine=engine,
+            weights_file_bytes=build.file_size_bytes if build else None,
+        ),
+        **changes,
+    )
+
+
+# Generic precisions an engine has no format for: llama.cpp (GGUF) has no FP8 weights; an FP8 release still counts
+# as itself (its GGUF conversion keeps 8 bits per weight).
+_NOT_LOADED: dict[str, tuple[str, ...]] = {"llama.cpp": ("fp8",), "ollama": ("fp8",), "mlx": ("fp8",)}
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    options: tuple[Option, ...]  # widest first
+    best: Option | None  # the widest option that fits one unit and is no wider than the release
+    as_released: Option
+
+    @property
+    def smallest(self) -> Option:
+        return self.options[-1]
+
+
+def verdict_on(
+    spec: ModelSpec,
+    builds: Sequence[Build],
+    hardware: Hardware,
+    *,
+    context: int = DEFAULT_CONTEXT,
+    concurrency: int = 1,
+) -> Verdict:
+    """Every generic precision, the released one and each published build on one unit of ``hardware`` with its
+    engine, and the widest that fits — never wider than the release: an MXFP4 or FP8 release is not widened to FP8 or
+    FP16 (those options stay in the table)."""
+    by_key = {b.key: b for b in builds if b.file_size_bytes}
+    released = released_precision(spec.native_dtype)
+    generic = [p for p in GENERIC if p not in _NOT_LOADED.get(hardware.engine, ()) or p == released]
+    options = []
+    for key in (*generic, *((released,) if released not in generic else ()), *by_key):
+        workload = option_workload(key, by_key, hardware.engine, context=context, concurrency=concurrency)
+        need = estimate(spec, workload).total_bytes
+        units = 0
+        if hardware.gpu is not None:
+            units = gpus_needed(need, hardware.gpu.memory_bytes)
+        elif need <= hardware.budget_bytes:
+            units = 1
+        options.append(
+            Option(
+                key,
+                precision_label(key, builds),
+                need,
+                need <= hardware.budget_bytes,
+                need <= hardware.default_budget_bytes,
+                units,
+            )
+        )
+    options.sort(key=lambda o: -o.need_bytes)
+    as_released = next(o for o in options if o.key == released)
+    fitting = [o for o in options if o.fits and o.need_bytes <= as_released.need_bytes]
+    return Verdict(tuple(options), fitting[0] if fitting else None, as_released)

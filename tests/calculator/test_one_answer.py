@@ -1,0 +1,124 @@
+"""One answer per model and machine, whichever surface asks: the consistency matrix.
+
+Twelve catalog models (dense, tied embeddings, MoE, MLA, hybrid linear attention, sliding window, MXFP4, FP8
+releases with and without published builds, vision-language, several-node needs) × the machines readers ask about
+(RTX 4090, Macs with 24 / 64 / 128 GB, H100, H200, MI300X, B200). For each pair the "can it run" page, the model
+page's local section, its JSON twin, the home page's lists, the GPU page, the model page's ranking and the command
+line state the same verdict, precision, need and GPU count (8K tokens, one request, the precision the model ships
+in). Each surface once had its own rule: Qwen3-30B-A3B "does not fit" a 24 GB Mac on its page and was recommended
+for it on the can-it-run page.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from models_catalog import services
+from tests.calculator.estimate_cli import run
+from tests.models_catalog.html import parse
+from tests.support import module_rows
+
+SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
+MODELS = (
+    "meta-llama/Llama-3.1-8B-Instruct",  # dense
+    "meta-llama/Llama-3.2-3B-Instruct",  # tied embeddings
+    "Qwen/Qwen3-30B-A3B",  # MoE
+    "deepseek-ai/DeepSeek-V2-Lite",  # MLA
+    "Qwen/Qwen3-Next-80B-A3B-Instruct",  # hybrid linear attention
+    "google/gemma-3-27b-it",  # sliding window, vision
+    "openai/gpt-oss-120b",  # MXFP4 release
+    "zai-org/GLM-5.3-Flash",  # FP8 release with published MLX builds
+    "deepseek-ai/DeepSeek-V3",  # FP8 release, MLA, needs several H100 nodes at FP16
+    "Qwen/Qwen2.5-VL-7B-Instruct",  # vision-language
+    "mistralai/Mixtral-8x7B-Instruct-v0.1",  # MoE
+    "meta-llama/Llama-3.1-405B",  # several nodes of 80 GB cards
+)
+LOCAL_GPUS = ("rtx-4090",)
+MACS = (24, 64, 128)
+DATACENTER = ("h100-sxm", "h200-sxm", "mi300x", "b200")
+
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("one-answer"), pytest.mark.slow]
+
+
+def _write_site() -> None:
+    services.model_import_offline(SHIPPED, only=list(MODELS))
+    call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
+
+
+_site_rows = module_rows(_write_site)
+
+
+@pytest.fixture
+def site(_site_rows, db):
+    """The twelve models and the seed offers, written once for the module."""
+
+
+def _runs_on(client, hub_id: str, machine: str):
+    response = client.get(f"/en/models/{hub_id}/runs-on/{machine}/")
+    assert response.status_code == 200, (hub_id, machine)
+    return parse(response.content)
+
+
+@pytest.mark.parametrize("hub_id", MODELS)
+def test_local_machines_get_one_verdict_on_every_surface(client, site, hub_id):
+    page = parse(client.get(f"/en/models/{hub_id}/").content)
+    api = json.loads(client.get("/api/v1/estimate", {"model": hub_id}).content)["local"]
+    api_gpus = {v["gpu"]: v for v in api["gpus"]}
+    api_macs = {m["ram_gib"]: m for m in api["macs"]}
+    for machine in (*LOCAL_GPUS, *(f"mac-{gib}" for gib in MACS)):
+        verdict = _runs_on(client, hub_id, machine).one(id="verdict")
+        fits, need = verdict.attrs["data-fits"] == "true", verdict.attrs["data-need-bytes"]
+        if machine.startswith("mac-"):
+            gib = int(machine[4:])
+            row = page.one("tr", data_mac_gib=str(gib))
+            assert (row.attrs["data-verdict"] != "no") is fits, (hub_id, machine)
+            assert row.attrs["data-need-bytes"] == need, (hub_id, machine)
+            assert (api_macs[gib]["verdict"] != "no") is fits
+            assert str(api_macs[gib]["best_need_bytes"] or "") == need
+        else:
+            row = page.one("tr", data_local_gpu=machine)
+            assert (row.attrs["data-fits"] == "true") is fits, (hub_id, machine)
+            assert row.attrs["data-need-bytes"] == need, (hub_id, machine)
+            assert str(api_gpus[machine]["best_need_bytes"] or "") == need
+        if fits:  # the command line, asked for that precision with the engine sized for the machine
+            best = verdict.attrs["data-best"]
+            if not best.startswith("build:"):
+                cli = run(hub_id, "--gpu", machine, "--engine", "llama.cpp", "--precision", best)
+                assert str(cli["total_bytes"]) == need, (hub_id, machine, best)
+
+
+def test_the_home_lists_name_what_the_can_it_run_pages_answer(client, site):
+    home = parse(client.get("/en/").content)
+    for list_id, machine in (("on-card", "rtx-4090"), ("on-mac", "mac-64")):
+        for item in home.one("ul", id=list_id).select("li"):
+            link = item.select("a")[0].attrs["href"]
+            assert link.endswith(f"runs-on/{machine}/")
+            verdict = parse(client.get(link).content).one(id="verdict")
+            assert verdict.attrs["data-fits"] == "true"
+            assert item.one("span", data_precision=True).attrs["data-precision"] == verdict.attrs["data-best"]
+
+
+@pytest.mark.parametrize("gpu", DATACENTER)
+def test_datacenter_gpus_get_one_count_on_every_surface(client, site, gpu):
+    gpu_page = parse(client.get(f"/en/gpus/{gpu}/").content)
+    counts = {r.attrs["data-model"]: r for r in gpu_page.one("table", id="models-on-gpu").select("tr", data_model=True)}
+    for hub_id in MODELS:
+        runs_on = _runs_on(client, hub_id, gpu)
+        article = runs_on.one("article")
+        assert article.attrs["data-hardware"] == gpu
+        cli = run(hub_id, "--gpu", gpu)
+        released = cli["workload"]["precision"]
+        units = runs_on.one("tr", data_option=released).attrs["data-units"]
+        assert str(cli["gpus"][0]["count"]) == units, (hub_id, gpu)
+        name = hub_id.split("/")[1]
+        row = next((r for key, r in counts.items() if key.endswith(name) or name.startswith(key)), None)
+        if row is not None:
+            assert row.one("td", data_precision=released).attrs["data-count"] == units, (hub_id, gpu)
+        api = json.loads(client.get("/api/v1/estimate", {"model": hub_id}).content)
+        for offer in api["gpus"]["by_gpu"]:
+            if offer["gpu"] == gpu:
+                assert str(offer["gpus_needed"]) == units, (hub_id, gpu)
