@@ -179,6 +179,10 @@ SOURCE_TEXTS = {
         "No command: no published %(precision)s build of this model is known to us, and the converters start from "
         "16-bit weights while it is released in %(released)s."
     ),
+    "no_engine_build": _(
+        "No command: no published %(engine)s build of this model is known to us, and we know of no documented way "
+        "to convert its %(released)s release for %(engine)s."
+    ),
     "no_build": _(
         "No command: no published %(precision)s build of this model is known to us, and %(engine)s does not make "
         "one as it loads the weights. Choose the precision it ships in or one of its published builds."

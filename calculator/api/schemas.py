@@ -230,7 +230,9 @@ class WeightsSourceOut(Schema):
     repo: str = Field(..., description="the repository the weights come from")
     quantization: str = Field(..., description="the engine's on-the-fly method (fp8, bitsandbytes), or empty")
     missing: str | None = Field(
-        ..., description="why there is no command: no_wider_build, no_build, wrong_format or not_from_release"
+        ...,
+        description="why there is no command: no_wider_build, no_build, wrong_format, not_from_release or "
+        "no_engine_build",
     )
     precision: str = Field(..., description="the precision the command runs")
     released: str = Field(..., description="the precision the model's own repository holds")
@@ -339,6 +341,7 @@ class MacOut(Schema):
     best_need_bytes: int | None
     wired_limit_mb: int | None
     default_limit_bytes: int
+    best_key: str | None = Field(None, description="precision key or published build key of best")
 
 
 class LocalOut(Schema):

@@ -47,6 +47,7 @@ class Missing(StrEnum):
     NO_BUILD = "no_build"  # no published build of this precision and the engine cannot make it as it loads
     WRONG_FORMAT = "wrong_format"  # a published build in a format this engine does not load
     NOT_FROM_RELEASE = "not_from_release"  # the converter starts from 16-bit weights; the release is FP8 / MXFP4
+    NO_ENGINE_BUILD = "no_engine_build"  # an FP8 / MXFP4 release, no build in the engine's format, no known conversion
 
 
 class PublishedBuild(Protocol):
@@ -180,6 +181,8 @@ def _gguf(engine: str, hub_id: str, released: str, precision: str, builds: Seque
 def _mlx(hub_id: str, released: str, precision: str, builds: Sequence[PublishedBuild]) -> WeightsSource:
     if precision in ("fp16", "bf16") and released == _SIXTEEN_BIT:  # mlx-lm loads a 16-bit checkpoint as it is
         return WeightsSource(SourceKind.RELEASED, hub_id, hub_id)
+    if precision == released:  # an FP8 or MXFP4 release: only a published MLX build of it would do
+        return WeightsSource(SourceKind.NONE, missing=Missing.NO_ENGINE_BUILD)
     if not precision.startswith("mlx-"):
         return WeightsSource(SourceKind.NONE, missing=Missing.WRONG_FORMAT)
     for build in builds:

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from calculator.estimation import GIB, Mode, Workload, apple_fit, estimate
 from calculator.estimation.launch import LaunchConfig, launch_command
 from calculator.estimation.sourcing import WeightsSource
 from calculator.page.inputs import PageInputs
-from calculator.state import MAC_MEMORY_GIB
 
 from .gpus import OfferRow
+from .local import Local
 from .setting import Setting
-
-MLX_BITS = (8, 6, 4, 3, 2)
-MLX_GOOD_BITS = (8, 6, 4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +27,18 @@ class Commands:
     mac_source: WeightsSource | None
 
 
-def commands_section(inputs: PageInputs, setting: Setting, cheapest: OfferRow | None) -> Commands:
+def _mlx_widths(key: str, inputs: PageInputs) -> tuple[str, ...]:
+    """The MLX precisions that run what the local verdict ``key`` names, widest first, down to 4 bits."""
+    if key.startswith("build:"):
+        return (key,)
+    start = {"fp16": "fp16", "int8": "mlx-8bit", "int4": "mlx-4bit"}.get(key)
+    if start is None:  # FP8 or MXFP4: mlx-lm has no such width; a published MLX build may still exist
+        return tuple(b.key for b in inputs.builds if b.format == "MLX") or (key,)
+    ladder = ("fp16", "mlx-8bit", "mlx-6bit", "mlx-4bit")
+    return ladder[ladder.index(start) :]
+
+
+def commands_section(inputs: PageInputs, setting: Setting, cheapest: OfferRow | None, local: Local) -> Commands:
     """The launch commands for the cheapest cloud configuration and for the smallest Mac that holds the model, each
     naming weights that hold the precision it was sized for (sourcing.py), or none with the reason."""
     state, spec = inputs.state, inputs.spec
@@ -57,23 +65,25 @@ def commands_section(inputs: PageInputs, setting: Setting, cheapest: OfferRow | 
                 )
             ).script
     mac_gib, mac, mac_source = None, "", None
-    # the smallest Mac that holds the model at 4 bits or more (the widest that fits there); 3 and 2 bits only when
-    # nothing else fits even the largest Mac; only widths a published build or mlx-lm's converter provides
-    for gib in MAC_MEMORY_GIB:
-        ram = gib * GIB
-        for bits in MLX_BITS if gib == MAC_MEMORY_GIB[-1] else MLX_GOOD_BITS:
-            source = inputs.weights_source("mlx", f"mlx-{bits}bit")
+    # the smallest Mac the local section says holds the model, at the width it names there (MLX's nearest: INT8 →
+    # 8-bit, INT4 → 4-bit, a 16-bit release as it is, a published MLX build itself), narrower MLX widths down to 4 bits
+    # only when MLX's own need is larger than that Mac allows
+    verdict = next((m for m in local.macs if m.verdict != "no"), None)
+    if verdict is not None and verdict.best_key is not None:
+        ram, mac_gib = verdict.ram_gib * GIB, verdict.ram_gib
+        for precision in _mlx_widths(verdict.best_key, inputs):
+            source = inputs.weights_source("mlx", precision)
             if not source.runnable:
+                mac_source = mac_source or source
                 continue
-            need = estimate(
-                spec,
-                Workload(
-                    precision=f"mlx-{bits}bit", context=state.context, concurrency=state.concurrency, engine="mlx"
-                ),
-            ).total_bytes
-            fitted = apple_fit(need, ram)
+            build = next((b for b in inputs.builds if b.key == precision), None)
+            sized = build.precision if build is not None else precision
+            workload = Workload(precision=sized, context=state.context, concurrency=state.concurrency, engine="mlx")
+            if build is not None and build.file_size_bytes:
+                workload = replace(workload, weights_file_bytes=build.file_size_bytes)
+            fitted = apple_fit(estimate(spec, workload).total_bytes, ram)
             if fitted.fits_after_raise:
-                mac_gib, mac_source = gib, source
+                mac_source = source
                 mac = launch_command(
                     LaunchConfig(
                         engine="mlx",
@@ -85,6 +95,4 @@ def commands_section(inputs: PageInputs, setting: Setting, cheapest: OfferRow | 
                     )
                 ).script
                 break
-        if mac:
-            break
     return Commands(engine, cloud, gpus, cloud_source, mac_gib, mac, mac_source)

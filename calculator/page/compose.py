@@ -199,7 +199,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("gpus", lambda w: w.gpus, "_gpus.html"),
     Section(
         "commands",
-        lambda w: commands_section(w.inputs, w.setting, w.gpus.by_gpu[0] if w.gpus.by_gpu else None),
+        lambda w: commands_section(w.inputs, w.setting, w.gpus.by_gpu[0] if w.gpus.by_gpu else None, w.local),
         "_commands.html",
     ),
     Section("matrix", _matrix, "_matrix.html"),

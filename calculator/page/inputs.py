@@ -4,12 +4,12 @@ the GPU catalog and the hosted API prices, as plain data (no queryset)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 from calculator.estimation import PRECISIONS, ApiPrice
 from calculator.estimation.builds import build_precision, released_precision
-from calculator.estimation.sourcing import WeightsSource, weights_source
+from calculator.estimation.sourcing import SourceKind, WeightsSource, weights_source
 from calculator.state import CalculatorState
 from models_catalog.architecture import ModelSpec
 from pricing.gpus import GpuSpec
@@ -73,7 +73,11 @@ class PageInputs:
         if chosen is not None:
             builds, precision = (chosen,), chosen.precision
         released = released_precision(self.spec.native_dtype)
-        return weights_source(engine, self.hub_id, released, precision, builds)
+        found = weights_source(engine, self.hub_id, released, precision, builds)
+        if chosen is not None and found.kind is SourceKind.PUBLISHED:  # its repository may hold the others too
+            shared = any(b.repo_id == chosen.repo_id and b.label != chosen.label for b in self.builds)
+            found = replace(found, shared_repo=shared)
+        return found
 
 
 def precision_label(precision: str, builds: Sequence[Build] = ()) -> str:

@@ -40,6 +40,7 @@ class MacVerdict:
     best_need_bytes: int | None
     wired_limit_mb: int | None
     default_limit_bytes: int
+    best_key: str | None = None  # the precision key or build key of ``best``
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,10 +90,12 @@ def local_section(
         if best is None:
             macs.append(MacVerdict(gib, "no", None, None, None, mac.default_budget_bytes))
         elif best.fits_default:
-            macs.append(MacVerdict(gib, "fits", best.label, best.need_bytes, None, mac.default_budget_bytes))
+            macs.append(MacVerdict(gib, "fits", best.label, best.need_bytes, None, mac.default_budget_bytes, best.key))
         else:
             wired = apple_fit(best.need_bytes, gib * GIB).wired_limit_mb
-            macs.append(MacVerdict(gib, "raise", best.label, best.need_bytes, wired, mac.default_budget_bytes))
+            macs.append(
+                MacVerdict(gib, "raise", best.label, best.need_bytes, wired, mac.default_budget_bytes, best.key)
+            )
     return Local(tuple(gpu_verdicts), tuple(macs), tuple(options))
 
 

@@ -122,3 +122,24 @@ def test_datacenter_gpus_get_one_count_on_every_surface(client, site, gpu):
         for offer in api["gpus"]["by_gpu"]:
             if offer["gpu"] == gpu:
                 assert str(offer["gpus_needed"]) == units, (hub_id, gpu)
+
+
+@pytest.mark.parametrize("hub_id", MODELS)
+def test_the_mac_command_starts_what_the_mac_table_says_on_the_mac_it_names(client, site, hub_id):
+    """ "Start it" once gave an 8-bit MLX command for a 16 GB Mac the table said needed INT4."""
+    data = json.loads(client.get("/api/v1/estimate", {"model": hub_id}).content)
+    smallest = next((m for m in data["local"]["macs"] if m["verdict"] != "no"), None)
+    commands = data["commands"]
+    if smallest is None:
+        assert commands["mac_gib"] is None and commands["mac"] is None
+        return
+    assert commands["mac_gib"] == smallest["ram_gib"], hub_id
+    source = commands["mac_source"]
+    widths = {"int4": ("mlx-4bit",), "int8": ("mlx-8bit", "mlx-6bit", "mlx-4bit"), "fp16": ("fp16", "mlx-8bit")}
+    if commands["mac"] is None:
+        assert source["kind"] == "none" and source["missing"], hub_id
+    elif smallest["best_key"] in widths:
+        assert source["precision"] in widths[smallest["best_key"]], (hub_id, smallest, source)
+        if source["precision"].startswith("mlx-"):
+            bits = source["precision"][4:-3]
+            assert f"--q-bits {bits}" in commands["mac"] or source["kind"] == "published"
