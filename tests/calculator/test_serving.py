@@ -93,4 +93,4 @@ def test_the_break_even_counts_the_batch_the_configuration_holds_and_the_reader_
     bad = client.get("/api/v1/estimate", {"model": GLM, "tps": "0"})
     assert bad.status_code == 400 and "tps" in json.loads(bad.content)["error"]["parameters"]
     german = " ".join(parse(client.get(f"/de/models/{GLM}/?tps=40").content).one(id="api").text.split())
-    assert "jede mit" in german and "Token pro Sekunde" in german
+    assert "jede mit" in german and "Tokens pro Sekunde" in german
