@@ -16,9 +16,13 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from calculator.formatting import format_gb
 from models_catalog import services
 from tests.calculator.estimate_cli import run
+from tests.calculator.test_sourcing import check_script
 from tests.models_catalog.html import parse
 from tests.support import module_rows
 
@@ -143,3 +147,48 @@ def test_the_mac_command_starts_what_the_mac_table_says_on_the_mac_it_names(clie
         if source["precision"].startswith("mlx-"):
             bits = source["precision"][4:-3]
             assert f"--q-bits {bits}" in commands["mac"] or source["kind"] == "published"
+
+
+# --- one plan per state: random calculator states, every surface of the model page -----------------------------------
+
+STATE_MODELS = ("zai-org/GLM-5.3-Flash", "deepseek-ai/DeepSeek-V3", "openai/gpt-oss-120b", "Qwen/Qwen3-30B-A3B")
+
+
+@settings(max_examples=24, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    hub_id=st.sampled_from(STATE_MODELS),
+    precision=st.sampled_from(("", "fp16", "fp8", "int8", "int4")),
+    context=st.sampled_from((2048, 8192, 32768, 131072)),
+    concurrency=st.sampled_from((1, 4, 16, 64)),
+    engine=st.sampled_from(("vllm", "sglang")),
+)
+def test_one_plan_per_state_on_the_page_its_json_its_markdown_and_its_command(
+    client, site, hub_id, precision, context, concurrency, engine
+):
+    query = {"context": str(context), "concurrency": str(concurrency), "engine": engine}
+    if precision:
+        query["precision"] = precision
+    response = client.get("/api/v1/estimate", {"model": hub_id, **query})
+    if response.status_code == 400:  # a precision this model's form does not offer
+        return
+    data = json.loads(response.content)
+    page = parse(client.get(f"/en/models/{hub_id}/", query).content)
+    need = data["summary"]["need_bytes"]
+    assert page.one("h2", id="summary-heading").attrs["data-need-bytes"] == str(need)
+    assert need == data["breakdown"]["total_bytes"]
+    markdown = client.get(f"/en/models/{hub_id}.md", query).content.decode()
+    assert format_gb(need).replace("\xa0", " ") in markdown.replace("\xa0", " ")
+    commands, ranking = data["commands"], data["gpus"]["by_gpu"]
+    if not ranking:
+        assert commands["cloud"] is None
+        return
+    cheapest = ranking[0]
+    assert data["summary"]["cheapest"]["per_hour_usd"] == cheapest["per_hour_usd"]
+    if commands["cloud"] is not None:
+        assert commands["cloud_gpus"] == cheapest["engine_gpus"]
+        tp, pp = cheapest["tensor_parallel"], cheapest["pipeline_parallel"]
+        assert (f"--tensor-parallel-size {tp}" in commands["cloud"] or f"--tp {tp}" in commands["cloud"]) == (tp > 1)
+        assert (str(pp) in commands["cloud"]) if pp > 1 else ("--pipeline-parallel-size" not in commands["cloud"])
+        assert check_script(commands["cloud"], hub_id, set(), commands["cloud_source"]["released"] == "fp16") == []
+    else:
+        assert commands["cloud_source"]["kind"] == "none"
