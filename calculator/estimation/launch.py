@@ -49,6 +49,7 @@ class LaunchConfig:
     wired_limit_mb: int | None = None  # Macs: the sysctl value fit.py's apple_fit gives when raising is needed
     pipeline_parallel: int = 1  # pipeline stages (vLLM --pipeline-parallel-size, SGLang --pp-size)
     from_hub: bool = False  # llama.cpp: ``model`` is "<repo>:<quant>", downloaded with -hf
+    nodes: int = 1  # machines one replica spans (vLLM over a Ray cluster, SGLang --nnodes)
     prepare: tuple[str, ...] = ()  # shell lines run before everything else (sourcing.WeightsSource.prepare)
 
 
@@ -101,7 +102,17 @@ def _vllm(c: LaunchConfig) -> Launch:
     seqs = c.max_num_seqs or (c.concurrency if c.concurrency > 1 else None)
     if seqs:
         argv += ["--max-num-seqs", str(seqs)]
-    return Launch("vllm", tuple(argv), c.prepare)
+    setup = c.prepare
+    if c.nodes > 1:  # vLLM's multi-node serving runs on a Ray cluster (docs: serving/distributed_serving)
+        argv += ["--distributed-executor-backend", "ray"]
+        setup += (
+            f"# a Ray cluster of {c.nodes} nodes: on the first (HEAD_IP is its address)",
+            "ray start --head --port=6379",
+            "# on each other node",
+            "ray start --address=HEAD_IP:6379",
+            "# then on the first node",
+        )
+    return Launch("vllm", tuple(argv), setup)
 
 
 def _sglang(c: LaunchConfig) -> Launch:
@@ -119,7 +130,11 @@ def _sglang(c: LaunchConfig) -> Launch:
     seqs = c.max_num_seqs or (c.concurrency if c.concurrency > 1 else None)
     if seqs:
         argv += ["--max-running-requests", str(seqs)]
-    return Launch("sglang", tuple(argv), c.prepare)
+    setup = c.prepare
+    if c.nodes > 1:  # the same command on every node, NODE_RANK 0 … nodes − 1 (SGLang docs: multi-node deployment)
+        argv += ["--nnodes", str(c.nodes), "--node-rank", "NODE_RANK", "--dist-init-addr", "HEAD_IP:5000"]
+        setup += (f"# on each of the {c.nodes} nodes, NODE_RANK 0 on the first (HEAD_IP is its address)",)
+    return Launch("sglang", tuple(argv), setup)
 
 
 def _llama_cpp(c: LaunchConfig) -> Launch:

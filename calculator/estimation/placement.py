@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from models_catalog.architecture import ModelSpec
 
-from .fit import fits_per_gpu
+from .fit import MAX_GPUS_PER_NODE, ParallelPlan, fits_per_gpu
 from .memory import estimate
 from .workload import Mode, Workload
 
@@ -38,3 +38,21 @@ def rank_fit(spec: ModelSpec, workload: Workload, memory_bytes: int) -> Callable
         return found[(tp, gpus)]
 
     return fits
+
+
+def engine_plan(spec: ModelSpec, workload: Workload, memory_bytes: int, count: int) -> ParallelPlan:
+    """The split an engine runs for ``count`` GPUs of ``memory_bytes`` (the 90 % count) where no instance is named
+    (the command line): the smallest tensor-parallel degree of at least ``count`` that the heads allow and whose ranks
+    each hold their share (3 needed run as TP 4, 5 as TP 8); else the widest degree that holds, over as many pipeline
+    stages as it takes (10 × H100 run as 8 × 2 on two nodes; DeepSeek-V3's latent at long context forces narrower)."""
+    heads, kv = spec.num_attention_heads, spec.num_kv_heads
+    fits = rank_fit(spec, workload, memory_bytes)
+    allowed = [t for t in range(1, MAX_GPUS_PER_NODE + 1) if heads % t == 0 and (kv % t == 0 or t % kv == 0)]
+    for tp in allowed:
+        if count <= tp and (fits is None or fits(tp, tp)):
+            return ParallelPlan(count, tp, 1, tp)
+    for tp in reversed(allowed):
+        stages = -(-count // tp)
+        if fits is None or tp == 1 or fits(tp, tp * stages):
+            return ParallelPlan(count, tp, stages, tp * stages)
+    return ParallelPlan(count, 1, count, count)

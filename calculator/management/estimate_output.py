@@ -197,9 +197,11 @@ def write_text(out: OutputWrapper, request: Request, breakdown: Breakdown, rows:
         out.write("GPUs needed at 90 % fill (≤ 8 per node):")
         for row in gpus:
             nodes = f", {row['nodes']} nodes" if row["nodes"] > 1 else ""
-            tp = row["tensor_parallel"]
+            tp, pp = row["tensor_parallel"], row.get("pipeline_parallel", 1)
             runs = ""
-            if w.engine in TENSOR_PARALLEL_ENGINES and tp and tp != row["count"]:
+            if w.engine in TENSOR_PARALLEL_ENGINES and pp > 1:
+                runs = f" (runs {tp} × {pp}: tensor × pipeline parallel)"
+            elif w.engine in TENSOR_PARALLEL_ENGINES and tp and tp != row["count"]:
                 runs = f" (tensor parallel runs {tp})"
             out.write(f"  {row['count']:>4} × {row['name']}{nodes}{runs}")
             write_extra(out, row)

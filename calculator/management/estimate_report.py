@@ -18,6 +18,7 @@ from calculator.estimation import (
     Breakdown,
     EngineSettings,
     TrafficMix,
+    Workload,
     apple_fit,
     break_even,
     cost_per_hour,
@@ -31,12 +32,12 @@ from calculator.estimation import (
     max_context,
     nodes_needed,
     speed,
-    tensor_parallel_size,
     usable_bytes,
 )
 from calculator.estimation.builds import build_precision, released_precision
 from calculator.estimation.launch import LaunchConfig, launch_command
 from calculator.estimation.offload_fit import OffloadVerdict, best_quant_verdict, offload_verdict
+from calculator.estimation.placement import engine_plan
 from calculator.estimation.precision import gguf_key
 from calculator.estimation.sourcing import KnownBuild, SourceKind, weights_source
 from calculator.labels import weights_source_text
@@ -81,20 +82,19 @@ def default_hardware() -> list[Hardware]:
     return listed
 
 
-def _tensor_parallel(count: int, spec: ModelSpec) -> int | None:
-    return tensor_parallel_size(count, spec.num_attention_heads, spec.num_kv_heads)
-
-
-def gpu_row(total_bytes: int, gpu: GpuSpec, spec: ModelSpec) -> dict[str, Any]:
+def gpu_row(total_bytes: int, gpu: GpuSpec, spec: ModelSpec, workload: Workload) -> dict[str, Any]:
     count = gpus_needed(total_bytes, gpu.memory_bytes)
+    # the split vLLM / SGLang run, as the model page's ranking does (placement.py: every rank holds its share)
+    plan = engine_plan(spec, workload, gpu.memory_bytes, count)
     return {
         "slug": gpu.slug,
         "name": gpu.short_name or gpu.name,
         "memory_bytes": gpu.memory_bytes,
         "count": count,
-        "nodes": nodes_needed(count),
-        # the GPUs a tensor-parallel engine would run: the next count that divides the attention heads
-        "tensor_parallel": _tensor_parallel(count, spec),
+        "nodes": nodes_needed(plan.gpus_run),
+        "tensor_parallel": plan.tensor_parallel,
+        "pipeline_parallel": plan.pipeline_stages,
+        "engine_gpus": plan.gpus_run,
     }
 
 
@@ -260,7 +260,11 @@ def estimate_report(options: dict[str, Any]) -> EstimateReport:
     total = breakdown.total_bytes
     rows = []
     for index, item in enumerate(hardware or default_hardware()):
-        row = machine_row(total, item) if isinstance(item, Machine) else gpu_row(total, item, request.spec)
+        row = (
+            machine_row(total, item)
+            if isinstance(item, Machine)
+            else gpu_row(total, item, request.spec, request.workload)
+        )
         if hardware:
             row.update(hardware_answers(request, item, row, count, options, price if index == 0 else None))
         rows.append(row)
@@ -268,7 +272,9 @@ def estimate_report(options: dict[str, Any]) -> EstimateReport:
     capacity = None
     for item, row in zip(hardware, rows, strict=False):
         if isinstance(item, GpuSpec):
-            if request.workload.engine in CAPACITY_ENGINES:
+            # the start-up figures of one tensor-parallel group; pipeline stages (several nodes) are not modelled
+            single_stage = options["tp"] or row.get("pipeline_parallel", 1) == 1
+            if request.workload.engine in CAPACITY_ENGINES and single_stage:
                 capacity = row["engine_capacity"] = capacity_json(request, item, row, options)
             break
     offload = offload_answer(request, hardware, count, options)
@@ -316,11 +322,15 @@ def launch_answer(
     if not engine:
         return None
     w = request.workload
-    tp = options["tp"] or count or next((r["tensor_parallel"] for r in rows if r.get("tensor_parallel")), 1)
+    planned = next((r for r in rows if r.get("tensor_parallel")), None)
+    tp = options["tp"] or count or (planned["tensor_parallel"] if planned else 1)
+    pp = 1 if options["tp"] or count or planned is None else planned["pipeline_parallel"]
+    nodes = 1 if planned is None or pp == 1 else nodes_needed(planned["engine_gpus"])
     split = offload.split if offload is not None else None
     precision = gguf_key(split.ftype) if split and engine in ("llama.cpp", "ollama") else w.precision
     released = released_precision(request.spec.native_dtype)
-    source = weights_source(engine, request.model, released, precision, recorded_builds(request.model))
+    builds = recorded_builds(request.model, request.spec.params_total)
+    source = weights_source(engine, request.model, released, precision, builds)
     if not source.runnable:
         missing = source.missing.value if source.missing else None
         reason = weights_source_text(source)
@@ -336,6 +346,8 @@ def launch_answer(
         concurrency=w.concurrency,
         kv_dtype=w.kv_dtype,
         tensor_parallel=tp if engine in ("vllm", "sglang") else 1,
+        pipeline_parallel=pp if engine in ("vllm", "sglang") else 1,
+        nodes=nodes if engine in ("vllm", "sglang") else 1,
         gpu_memory_utilization=options["gpu_memory_utilization"],
         max_num_seqs=options["max_num_seqs"],
         offload=split.placement.value if split else "gpu",
@@ -355,15 +367,23 @@ def launch_answer(
     }
 
 
-def _bits(value: Decimal | None) -> float | None:
-    return float(value) if value is not None else None
+def _bits(value: Decimal | None, size: int | None, params_total: int) -> float | None:
+    """Bits per weight as published, else as the file size says (size × 8 ÷ parameters), as the model page does."""
+    if value is not None:
+        return float(value)
+    return size * 8 / params_total if size and params_total > 0 else None
 
 
-def recorded_builds(model_id: str) -> tuple[KnownBuild, ...]:
+def recorded_builds(model_id: str, params_total: int) -> tuple[KnownBuild, ...]:
     """The published builds the recorded reference facts name for a catalog model (none for a config path)."""
     entry = load_reference_facts().get(model_id.lower(), {})
     return tuple(
-        KnownBuild(b.format, b.label, b.repo_id, build_precision(b.format, b.label, _bits(b.bits_per_weight)))
+        KnownBuild(
+            b.format,
+            b.label,
+            b.repo_id,
+            build_precision(b.format, b.label, _bits(b.bits_per_weight, b.file_size_bytes, params_total)),
+        )
         for b in entry.get("builds", ())
     )
 

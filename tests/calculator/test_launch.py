@@ -39,6 +39,7 @@ ACCEPTED: dict[str, tuple[str, frozenset[str]]] = {
                 "--max-num-seqs",
                 "--pipeline-parallel-size",
                 "--enable-expert-parallel",
+                "--distributed-executor-backend",  # EngineArgs.distributed_executor_backend ("ray" across nodes)
             }
         ),
     ),
@@ -56,6 +57,9 @@ ACCEPTED: dict[str, tuple[str, frozenset[str]]] = {
                 "--kv-cache-dtype",
                 "--quantization",
                 "--max-running-requests",
+                "--nnodes",  # ServerArgs.nnodes, node_rank, dist_init_addr: multi-node deployment
+                "--node-rank",
+                "--dist-init-addr",
             }
         ),
     ),
@@ -251,3 +255,20 @@ def test_pipeline_stages_spelled_per_engine():
     sglang = launch_command(LaunchConfig("sglang", "m/x", tensor_parallel=2, pipeline_parallel=3)).argv
     assert sglang[sglang.index("--tp") + 1] == "2" and sglang[sglang.index("--pp-size") + 1] == "3"
     assert "--pipeline-parallel-size" not in launch_command(LaunchConfig("vllm", "m/x", tensor_parallel=8)).argv
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_a_replica_over_several_nodes_gets_its_multi_node_command(engine):
+    launch = launch_command(
+        LaunchConfig(engine, "Qwen/Qwen3-235B-A22B", tensor_parallel=8, pipeline_parallel=2, nodes=2)
+    )
+    start = 1 if engine == "vllm" else 3
+    assert set(flags_of(launch.argv[start:])) <= ACCEPTED[engine][1] | {"--model-path"}
+    if engine == "vllm":
+        assert launch.setup[1] == "ray start --head --port=6379" and "ray start --address=HEAD_IP:6379" in launch.setup
+        assert launch.argv[-2:] == ("--distributed-executor-backend", "ray")
+    else:
+        argv = launch.argv
+        assert argv[argv.index("--nnodes") + 1] == "2" and argv[argv.index("--dist-init-addr") + 1] == "HEAD_IP:5000"
+    single = launch_command(LaunchConfig(engine, "m", tensor_parallel=8))
+    assert not any("ray" in line or "nnodes" in line for line in (*single.setup, *single.argv))

@@ -18,6 +18,7 @@ from calculator.validation.kv import HUB
 from models_catalog import services
 from models_catalog.specs import spec_from_recorded_folder
 from pricing.gpus import gpu_by_slug
+from tests.calculator.estimate_cli import run
 from tests.models_catalog.html import parse
 
 DEEPSEEK = "deepseek-ai/DeepSeek-V3"
@@ -85,3 +86,13 @@ def test_the_page_prices_runs_and_launches_the_split_that_fits(client):
     command = page.one("pre", id="cmd-cloud").text
     assert (f"--tensor-parallel-size {tp}" in command) == (tp > 1)
     assert f"--pipeline-parallel-size {pp}" in command
+
+
+def test_the_command_line_runs_the_split_the_page_runs():
+    """DeepSeek-V3 at 128K × 16 on H200: the command line's row and its vLLM command give the page's 1 × 8 stages."""
+    data = run(DEEPSEEK, "--context", "128K", "--concurrency", "16", "--gpu", "h200-sxm", "--launch", "vllm")
+    row = data["gpus"][0]
+    assert (row["count"], row["tensor_parallel"], row["pipeline_parallel"]) == (8, 1, 8)
+    assert "--pipeline-parallel-size 8" in data["launch"]["command"]
+    assert "--tensor-parallel-size" not in data["launch"]["command"]
+    assert "engine_capacity" not in row  # a stage-split start-up is not modelled, so no capacity line is printed

@@ -113,6 +113,7 @@ TOOLS: dict[str, frozenset[str]] = {
     "llama-quantize": frozenset({"--imatrix"}),
     "llama-imatrix": frozenset({"-m", "-f", "-o"}),
     "mlx_lm.convert": frozenset({"--hf-path", "-q", "--q-bits", "--mlx-path"}),
+    "ray start": frozenset({"--head", "--port", "--address"}),  # ray CLI (docs.ray.io, ray start)
 }
 SERVERS = {"vllm serve": "vllm", "python -m sglang.launch_server": "sglang", "llama-server": "llama.cpp"}
 SERVERS |= {"mlx_lm.server": "mlx"}
@@ -132,8 +133,9 @@ def _options(tokens: list[str]) -> dict[str, str]:
     found = {}
     for i, token in enumerate(tokens):
         if token.startswith("-") and not token[1:2].isdigit():
+            name, equals, value = token.partition("=")
             following = tokens[i + 1] if i + 1 < len(tokens) else ""
-            found[token] = "" if following.startswith("-") else following
+            found[name] = value if equals else "" if following.startswith("-") else following
     return found
 
 
@@ -142,7 +144,7 @@ def check_script(script: str, hub_id: str, published: set[str], released_16bit: 
     problems: list[str] = []
     made: set[str] = set()
     for line in script.splitlines():
-        if line.startswith("sudo sysctl iogpu.wired_limit_mb="):
+        if line.startswith(("sudo sysctl iogpu.wired_limit_mb=", "#")):
             continue
         tokens = shlex.split(line)
         program = _program(tokens)
@@ -150,6 +152,8 @@ def check_script(script: str, hub_id: str, published: set[str], released_16bit: 
         options = _options(rest)
         accepted = TOOLS[program] if program in TOOLS else ACCEPTED[SERVERS[program]][1] | {"-hf", "--model-path"}
         problems += [f"{program}: {flag} is not an option it has" for flag in set(options) - accepted]
+        if program == "ray start":
+            continue
         if program == "hf download":
             problems += [] if rest[0] == hub_id else [f"downloads {rest[0]}, not {hub_id}"]
             made.add(options["--local-dir"])
@@ -263,3 +267,16 @@ def test_the_command_line_refuses_a_launch_no_build_backs_and_names_the_source_o
     assert released["source"] == "released" and "--quantization" not in released["command"]
     mac = run(GLM, "--precision", "mlx-4bit", "--gpu", "mac-256", "--launch", "mlx")["launch"]
     assert mac["source"] == "published" and "orcarouter/GLM-5.3-Flash-MLX" in mac["command"]
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_a_need_beyond_one_node_gets_a_multi_node_command_the_check_accepts(engine):
+    """Qwen3-235B-A22B at BF16 takes 13 × A40: two nodes run as 8 × 2 (tensor × pipeline parallel)."""
+    hub_id = "Qwen/Qwen3-235B-A22B"
+    data = run(hub_id, "--gpu", "a40", "--launch", engine)
+    row = data["gpus"][0]
+    assert (row["count"], row["tensor_parallel"], row["pipeline_parallel"], row["nodes"]) == (13, 8, 2, 2)
+    script = data["launch"]["script"]
+    assert ("--pipeline-parallel-size 2" in script) if engine == "vllm" else ("--pp-size 2" in script)
+    assert ("ray start --head" in script) if engine == "vllm" else ("--nnodes 2" in script)
+    assert check_script(script, hub_id, set(), True) == []
