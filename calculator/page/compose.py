@@ -217,7 +217,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("api", lambda w: hosted_section(w.inputs, w.gpus, w.spec, w.workload), "_api.html"),
     Section(
         "faq",
-        lambda w: faq_section(w.inputs.display_name, w.setting, w.needs, w.local, w.gpus.ranking.cheapest, w.released),
+        lambda w: faq_section(w.inputs.display_name, w.setting, w.needs, w.local, w.released),
         "_faq.html",
     ),
 )

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from django.utils.translation import gettext
 
-from calculator.estimation import GB, Mode, RankedOffer, gpus_needed, usable_bytes
+from calculator.estimation import GB, Mode, gpus_needed, usable_bytes
 from calculator.formatting import format_day, format_gb, format_money
 from calculator.labels import requests_phrase
 from calculator.state import tokens_label
@@ -47,11 +47,12 @@ def faq_section(
     setting: Setting,
     needs: dict[tuple[Mode, str], int],
     local: Local,
-    cheapest: RankedOffer | None,
     released: PrecisionCard,
 ) -> Faq:
     """The questions in page order; ``needs`` holds the need of every mode and generic precision (the matrix),
-    ``released`` inference at the precision the model ships in (which leads where it is not 16-bit)."""
+    ``released`` inference at the precision the model ships in (which leads where it is not 16-bit), whose cheapest
+    configuration answers "what is the cheapest GPU" whatever mode or precision the page is set to."""
+    cheapest = released.cheapest
     name = name or gettext("this model")
     fp16, int8, int4 = (needs[(Mode.INFERENCE, p)] for p in ("fp16", "int8", "int4"))
     narrower_release = released.precision != "fp16"
@@ -79,9 +80,10 @@ def faq_section(
 
     if cheapest is not None:
         cheapest_answer = gettext(
-            "%(count)s × %(gpu)s at %(provider)s, for about %(hour)s per hour (%(month)s per month around the "
-            "clock), with %(context)s tokens of context and %(requests)s."
+            "At %(precision)s as released: %(count)s × %(gpu)s at %(provider)s, for about %(hour)s per hour "
+            "(%(month)s per month around the clock), with %(context)s tokens of context and %(requests)s."
         ) % {
+            "precision": released.label,
             "count": cheapest.instance_gpus,  # the GPUs billed: the price is the instance's
             "gpu": cheapest.gpu_name,
             "provider": cheapest.provider_name,

@@ -46,7 +46,9 @@ def test_faq_page_answers_from_the_estimate_with_faqpage_json_ld(client, seed_si
     assert vram.startswith("About 356 GB at FP8, the precision it is released in.")
     assert "708" in vram and "187" in vram
     page = parse(response.content)
-    assert page.one("dd", data_faq="cheapest").text.startswith("4 × MI300X 192GB at RunPod, for about $9.56 per hour")
+    assert page.one("dd", data_faq="cheapest").text.startswith(
+        "At FP8 as released: 4 × MI300X 192GB at RunPod, for about $9.56 per hour"
+    )
 
 
 def test_faq_answer_changes_when_prices_change(client, seed_site):

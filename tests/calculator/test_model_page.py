@@ -457,3 +457,12 @@ def test_a_fine_tuning_page_shows_the_smallest_fine_tuning_need_and_the_precisio
         "Smallest need (QLoRA fine-tuning, INT4)" if lang == "en" else "Kleinster Bedarf (QLoRA-Feintuning"
     ) in label
     assert "2bit-lite" not in label
+
+
+def test_the_faq_answers_the_same_cheapest_configuration_whatever_the_page_is_set_to(client, seed_site):
+    """In LoRA mode the FAQ once priced the fine-tuning need while saying "with 8K tokens and 1 request"."""
+    answers = [
+        _get(client, GLM + query)[1].one("dd", data_faq="cheapest").text
+        for query in ("", "?mode=lora", "?precision=int4")
+    ]
+    assert answers[0].startswith("At FP8 as released:") and answers[0] == answers[1] == answers[2]
