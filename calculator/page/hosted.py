@@ -8,6 +8,8 @@ from calculator.estimation import RankedOffer, TrafficMix, Workload, break_even
 from calculator.estimation.serving import Sustained, sustained_throughput
 from calculator.page.inputs import HostedPrice, PageInputs
 from models_catalog.architecture import ModelSpec
+from pricing.gpus import GpuSpec
+from web.kept import PROCESS, Kept
 
 from .gpus import Gpus, gpu_index
 
@@ -74,7 +76,7 @@ def cheapest_per_token(
         gpu = index.get(row.ranked.offer.gpu_slug)
         if gpu is None or not gpu.memory_bandwidth_gbps:
             continue
-        found = sustained_throughput(spec, workload, gpu, row.tensor_parallel, floor, row.plan.gpus_run)
+        found = _sustained(spec, workload, gpu, row.tensor_parallel, floor, row.plan.gpus_run)
         if found is None or not found.meets_floor:
             continue
         per_token = float(row.ranked.per_month_usd) / found.tokens_per_s
@@ -89,7 +91,26 @@ def cheapest_per_token(
     if gpu is None or not gpu.memory_bandwidth_gbps:
         return cheapest.ranked, None
     plan = cheapest.plan
-    return cheapest.ranked, sustained_throughput(spec, workload, gpu, plan.tensor_parallel, floor, plan.gpus_run)
+    return cheapest.ranked, _sustained(spec, workload, gpu, plan.tensor_parallel, floor, plan.gpus_run)
+
+
+# One GPU type's sustained batch: pure, from immutable inputs, so kept across requests (a page tries every GPU type
+# of its ranking, up to nine batch sizes each).
+SUSTAINED: Kept[Sustained | None] = Kept("sustained-batch", where=PROCESS, max_entries=4096)
+
+
+def _sustained(
+    spec: ModelSpec, workload: Workload, gpu: GpuSpec, tensor_parallel: int, floor: int, gpus_run: int
+) -> Sustained | None:
+    return SUSTAINED.get(
+        lambda: sustained_throughput(spec, workload, gpu, tensor_parallel, floor, gpus_run),
+        spec,
+        workload,
+        gpu.slug,
+        tensor_parallel,
+        floor,
+        gpus_run,
+    )
 
 
 def hosted_section(inputs: PageInputs, gpus: Gpus, spec: ModelSpec, workload: Workload) -> SelfHostVsApi:
