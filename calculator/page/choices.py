@@ -10,7 +10,30 @@ from pricing.gpus import GpuSpec
 
 from .gpus import INVERSE_GPU_SEGMENTS
 
-FORM_PRECISIONS: tuple[str, ...] = ("fp16", "fp8", "int8", "int4", "awq", "q8_0", "q4_k_m", "nf4", "mlx-4bit")
+# The generic precisions, then every format an engine loads (checkpoint formats, GGUF file types llama.cpp and Ollama
+# run, MLX widths), widest first within each. MXFP4 is offered where the model ships it (it quantizes MoE experts).
+FORM_PRECISIONS: tuple[str, ...] = (
+    "fp16",
+    "fp8",
+    "int8",
+    "int4",
+    "awq",
+    "gptq",
+    "nf4",
+    "q8_0",
+    "q6_k",
+    "q5_k_m",
+    "q4_k_m",
+    "iq4_xs",
+    "q3_k_m",
+    "q2_k",
+    "iq2_xxs",
+    "mlx-8bit",
+    "mlx-6bit",
+    "mlx-4bit",
+    "mlx-3bit",
+    "mlx-2bit",
+)
 
 
 def page_choices(

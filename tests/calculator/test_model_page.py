@@ -466,3 +466,12 @@ def test_the_faq_answers_the_same_cheapest_configuration_whatever_the_page_is_se
         for query in ("", "?mode=lora", "?precision=int4")
     ]
     assert answers[0].startswith("At FP8 as released:") and answers[0] == answers[1] == answers[2]
+
+
+@pytest.mark.parametrize("precision", ["gptq", "q6_k", "q5_k_m", "iq4_xs", "q2_k", "mlx-8bit", "mlx-3bit"])
+def test_every_format_an_engine_loads_is_a_choice_on_the_page_and_in_the_api(client, seed_site, precision):
+    page = _get(client, GLM)[1]
+    offered = {o.attrs["value"] for o in page.one("select", name="precision").select("option")}
+    assert precision in offered
+    response = client.get("/api/v1/estimate", {"model": "zai-org/GLM-5.3-Flash", "precision": precision})
+    assert response.status_code == 200 and response.json()["setting"]["precision"] == precision
