@@ -174,7 +174,10 @@ SOURCE_TEXTS = {
         "No command: the model is released in %(released)s and no 16-bit build of it is published. Choose "
         "%(released)s, the precision it ships in."
     ),
-    "wrong_format": _("No command: %(engine)s does not load %(precision)s files."),
+    "wrong_format": _(
+        "No command: %(precision)s is not a format we start %(engine)s with (GGUF files run on llama.cpp and "
+        "Ollama, MLX folders on Apple silicon, AWQ, GPTQ and FP8 checkpoints on vLLM and SGLang)."
+    ),
     "not_from_release": _(
         "No command: no published %(precision)s build of this model is known to us, and the converters start from "
         "16-bit weights while it is released in %(released)s."
