@@ -117,7 +117,8 @@ def estimate_json(page: ModelPage, state: CalculatorState, model_id: str | None)
             "smallest_need_bytes": page.summary.smallest_need_bytes,
             "smallest_label": page.summary.smallest_label,
             "smallest_mode": page.summary.smallest_mode.value,
-            "cheapest": _maybe_offer(page.summary.cheapest),
+            # the ranking's first row, with the split it runs (the same object the summary card reads)
+            "cheapest": _offer(page.gpus.by_gpu[0].ranked, page.gpus.by_gpu[0]) if page.gpus.by_gpu else None,
             "fits_one_gpu": page.summary.fits_one_gpu,
             "largest_gpu_name": page.summary.largest_gpu_name,
             "smallest_gpu_name": page.summary.smallest_gpu_name,

@@ -192,3 +192,9 @@ def test_one_plan_per_state_on_the_page_its_json_its_markdown_and_its_command(
         assert check_script(commands["cloud"], hub_id, set(), commands["cloud_source"]["released"] == "fp16") == []
     else:
         assert commands["cloud_source"]["kind"] == "none"
+
+
+def test_the_summary_cheapest_is_the_first_ranking_row_with_its_split(client, site):
+    data = json.loads(client.get("/api/v1/estimate", {"model": "zai-org/GLM-5.3-Flash"}).content)
+    assert data["summary"]["cheapest"] == data["gpus"]["by_gpu"][0]
+    assert data["summary"]["cheapest"]["tensor_parallel"] is not None
