@@ -186,6 +186,8 @@ def test_one_plan_per_state_on_the_page_its_json_its_markdown_and_its_command(
     assert data["summary"]["cheapest"]["per_hour_usd"] == cheapest["per_hour_usd"]
     if commands["cloud"] is not None:
         assert commands["cloud_gpus"] == cheapest["engine_gpus"]
+        page_heading = page.one("section", id="commands").select("h3")[0].text
+        assert page_heading.startswith(f"On the cheapest configuration ({cheapest['instance_gpus']} × ")
         tp, pp = cheapest["tensor_parallel"], cheapest["pipeline_parallel"]
         assert (f"--tensor-parallel-size {tp}" in commands["cloud"] or f"--tp {tp}" in commands["cloud"]) == (tp > 1)
         assert (str(pp) in commands["cloud"]) if pp > 1 else ("--pipeline-parallel-size" not in commands["cloud"])
