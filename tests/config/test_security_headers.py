@@ -36,6 +36,7 @@ def test_every_response_denies_browser_features_the_site_does_not_use(client, pa
     for feature in DENIED_FEATURES:
         assert policy[feature] == "()", feature
     assert "interest-cohort" not in policy  # retired with FLoC: browsers log an error for a name they do not know
+    assert "bluetooth" not in policy  # Chromium logs "Unrecognized feature: 'bluetooth'" on every page
     assert "clipboard-write" not in policy  # the copy buttons keep the default (this origin)
 
 
