@@ -7,6 +7,7 @@ found, each with its source, so a page can show conflicts side by side instead o
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -14,6 +15,8 @@ from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+
+from models_catalog import naming
 
 
 class Source(models.TextChoices):
@@ -69,6 +72,9 @@ class Model(models.Model):
     origin = models.CharField(max_length=16, default="hub")  # "hub" or "recorded" (the shipped folder)
     fetched_at = models.DateTimeField()
     updated_at = models.DateTimeField(auto_now=True)
+    # set on save from the Hub id (models_catalog.naming): the catalog's name order and its search
+    name_key = models.CharField(max_length=400, blank=True, editable=False)
+    search_text = models.CharField(max_length=600, blank=True, editable=False)
 
     class Meta:
         ordering = ["organisation", "display_name"]
@@ -77,6 +83,7 @@ class Model(models.Model):
         # in a large catalog is an index scan, not a sort of the whole table.
         indexes = [
             models.Index(fields=["organisation", "display_name"], name="model_list_by_name"),
+            models.Index(fields=["name_key", "id"], name="model_list_by_natural_name"),
             models.Index(fields=["-params_total", "display_name"], name="model_list_by_size"),
             models.Index(fields=["-release_date", "display_name"], name="model_list_by_date"),
             models.Index(fields=["licence"], name="model_licence"),
@@ -84,6 +91,14 @@ class Model(models.Model):
 
     def __str__(self) -> str:
         return self.hub_id
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self.name_key = naming.natural_key(self.hub_id)
+        self.search_text = naming.search_text(self.hub_id, self.display_name, self.family)
+        fields = kwargs.get("update_fields")
+        if fields is not None:
+            kwargs["update_fields"] = {*fields, "name_key", "search_text"}
+        super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
         org, name = self.hub_id.split("/", 1)

@@ -17,12 +17,13 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 from rapidfuzz import fuzz, process
 
+from models_catalog import naming
 from models_catalog.hub_ids import HubId
 from models_catalog.models import ImportRequest, Model, ModelFact, QuantizedBuild, Source
 
 # The primary key last makes every order total, so a page boundary never splits or repeats equal rows.
 SORTS: dict[str, tuple[str | OrderBy, ...]] = {
-    "name": ("organisation", "display_name", "pk"),
+    "name": ("name_key", "pk"),  # case-insensitive, numbers by value (models_catalog.naming)
     "size": (F("params_total").desc(nulls_last=True), "display_name", "pk"),
     "size_asc": (F("params_total").asc(nulls_last=True), "display_name", "pk"),
     "date": (F("release_date").desc(nulls_last=True), "display_name", "pk"),
@@ -61,8 +62,13 @@ def models_list(
 ) -> QuerySet[Model]:
     models = Model.objects.all()
     if query:
+        # each word inside the Hub id, name or family, hyphens, dots and spaces ignored: "gptoss", "llama 3.1 8b"
         for word in query.split():
-            models = models.filter(Q(hub_id__icontains=word) | Q(family__icontains=word))
+            compacted = naming.compact(word)
+            matches = Q(hub_id__icontains=word) | Q(family__icontains=word)
+            if compacted:
+                matches |= Q(search_text__contains=compacted)
+            models = models.filter(matches)
     if family:
         models = models.filter(family=family)
     if attention:

@@ -280,3 +280,27 @@ def test_runs_on_my_machine_filter_reads_the_remembered_machine(client, catalog)
     client.cookies["gpufit_rig"] = "warp-core,99,-1"
     response = client.get("/en/models/?machine=gpu")
     assert response.status_code == 200 and len(_ids(response.content)) == 56
+
+
+def test_name_order_ignores_case_and_reads_numbers_by_value(client, catalog):
+    """'name' sorted MiniMaxAI and Qwen before allenai, and Qwen3-14B before Qwen3-4B."""
+    rows = [r.attrs["data-hub-id"] for r in parse(client.get("/en/models/").content).select("tr", data_hub_id=True)]
+    assert (
+        rows.index("allenai/Olmo-3.1-32B-Instruct") < rows.index("MiniMaxAI/MiniMax-M2") < rows.index("Qwen/Qwen3-4B")
+    )
+    assert rows.index("Qwen/Qwen3-4B") < rows.index("Qwen/Qwen3-8B") < rows.index("Qwen/Qwen3-14B")
+    assert rows.index("meta-llama/Llama-3.1-8B-Instruct") < rows.index("meta-llama/Llama-3.1-70B-Instruct")
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("gptoss", {"openai/gpt-oss-20b", "openai/gpt-oss-120b"}),
+        ("llama 3.1 8b", {"meta-llama/Llama-3.1-8B-Instruct"}),
+        ("qwen3 30b", {"Qwen/Qwen3-30B-A3B"}),
+        ("GLM 5.3", {"zai-org/GLM-5.3-Flash"}),
+    ],
+)
+def test_search_ignores_hyphens_dots_and_case(client, catalog, query, expected):
+    page = parse(client.get("/en/models/", {"q": query}).content)
+    assert {r.attrs["data-hub-id"] for r in page.select("tr", data_hub_id=True)} == expected
