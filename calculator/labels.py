@@ -499,3 +499,22 @@ def sustained_text(sustained: Sustained, floor: int) -> str:
         "second in total (estimated)."
     )
     return f"{str(text) % values} {str(SUSTAINED_LIMITS[sustained.limit]) % values}"
+
+
+# Hosted-API providers as the price file names them (pricing/data/api-prices.json), in the reader's language; names
+# alone ("AWS Bedrock us-east-1 (Meta Llama 3.3 70B)") stay as they are.
+HOSTED_PROVIDERS: dict[str, Promise] = {
+    "Z.ai (vendor list price)": _("Z.ai (vendor list price)"),
+    "Z.ai (vendor list price, introductory offer)": _("Z.ai (vendor list price, introductory offer)"),
+    "OpenRouter (list price = top provider)": _("OpenRouter (list price = top provider)"),
+}
+_OPENROUTER_ENDPOINT = "OpenRouter endpoint: "
+
+
+def hosted_provider(text: str) -> str:
+    """A hosted API's provider label in the reader's language."""
+    if text in HOSTED_PROVIDERS:
+        return str(HOSTED_PROVIDERS[text])
+    if text.startswith(_OPENROUTER_ENDPOINT):
+        return gettext("OpenRouter endpoint: %(name)s") % {"name": text[len(_OPENROUTER_ENDPOINT) :]}
+    return text

@@ -99,6 +99,7 @@ def environment(**options) -> Environment:
             "weights_source_text": labels.weights_source_text,
             "stale_text": labels.stale_text,
             "sustained_text": labels.sustained_text,
+            "hosted_provider": labels.hosted_provider,
             "attention_name": labels.attention_name,
             "family_name": labels.family_name,
             "precision_name": labels.precision_name,

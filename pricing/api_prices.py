@@ -57,6 +57,12 @@ ROUTES_NOT_IN_CATALOG: dict[str, str] = {
 HIGH, MEDIUM, LOW = "high", "medium", "low"
 
 
+def N_(text: str) -> str:
+    """Marks a text for the message catalog (Babel's default keyword) without translating it: this module stays free
+    of Django; pages translate the stored text when they show it (calculator.labels.data_text)."""
+    return text
+
+
 @dataclass(frozen=True, slots=True)
 class SourceRule:
     """How a reader would cite one kind of source, and how far its prices can be trusted."""
@@ -71,14 +77,14 @@ SOURCE_RULES: tuple[SourceRule, ...] = (
     SourceRule(
         "OpenRouter GET https://openrouter.ai/api/v1/models",
         "OpenRouter",
-        "Models API (GET /api/v1/models), daily archived response",
+        N_("Models API (GET /api/v1/models), daily archived response"),
         HIGH,
     ),
     # OpenRouter's own figures, but read from the data endpoint behind its website, not a documented API.
     SourceRule(
         "OpenRouter per-endpoint prices",
         "OpenRouter",
-        "Per-provider endpoint prices from openrouter.ai, daily archived scrape",
+        N_("Per-provider endpoint prices from openrouter.ai, daily archived scrape"),
         MEDIUM,
     ),
     SourceRule("AWS Price List API", "Amazon Web Services", "AWS Price List API: Amazon Bedrock", HIGH),
@@ -86,8 +92,10 @@ SOURCE_RULES: tuple[SourceRule, ...] = (
     SourceRule(
         "German community article 'GLM-5.3-Flash VRAM-Anforderungen'",
         "",
-        "GLM-5.3-Flash VRAM-Anforderungen: Wie viel Speicher Sie benötigen, um ein 320B MoE auszuführen"
-        " (German community article)",
+        N_(
+            "GLM-5.3-Flash VRAM-Anforderungen: Wie viel Speicher Sie benötigen, um ein 320B MoE auszuführen"
+            " (German community article)"
+        ),
         LOW,
     ),
 )

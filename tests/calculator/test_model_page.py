@@ -475,3 +475,11 @@ def test_every_format_an_engine_loads_is_a_choice_on_the_page_and_in_the_api(cli
     assert precision in offered
     response = client.get("/api/v1/estimate", {"model": "zai-org/GLM-5.3-Flash", "precision": precision})
     assert response.status_code == 200 and response.json()["setting"]["precision"] == precision
+
+
+def test_hosted_api_providers_and_sources_speak_german_on_german_pages(client, seed_site):
+    german = _get(client, GLM_DE)[1].one(id="api").text
+    assert "Z.ai (Listenpreis des Herstellers)" in german and "deutschsprachiger Community-Artikel" in german
+    assert "vendor list price" not in german and "German community article" not in german
+    english = _get(client, GLM)[1].one(id="api").text
+    assert "Z.ai (vendor list price)" in english
