@@ -518,3 +518,28 @@ def hosted_provider(text: str) -> str:
     if text.startswith(_OPENROUTER_ENDPOINT):
         return gettext("OpenRouter endpoint: %(name)s") % {"name": text[len(_OPENROUTER_ENDPOINT) :]}
     return text
+
+
+# What price adapters write around an offer's name and region (pricing/providers), in the reader's language; the
+# providers' product names ("Secure Cloud", "8x H100") stay as they are.
+OFFER_PHRASES: dict[str, Promise] = {
+    "global marketplace": _("global marketplace"),
+    "global (community hosts)": _("global (community hosts)"),
+    "global (secure cloud data centers)": _("global (secure cloud data centers)"),
+    "global list price": _("global list price"),
+    "global": _("global"),
+    "marketplace": _("marketplace"),
+    "(marketplace, on-demand)": _("(marketplace, on-demand)"),
+    "(marketplace, interruptible/bid)": _("(marketplace, interruptible/bid)"),
+    "(marketplace, per GPU)": _("(marketplace, per GPU)"),
+}
+
+
+def offer_text(text: str) -> str:
+    """An offer's name or region with the adapters' own words in the reader's language."""
+    if text in OFFER_PHRASES:
+        return str(OFFER_PHRASES[text])
+    for phrase, translated in OFFER_PHRASES.items():
+        if phrase.startswith("(") and phrase in text:
+            text = text.replace(phrase, str(translated))
+    return text

@@ -100,6 +100,7 @@ def environment(**options) -> Environment:
             "stale_text": labels.stale_text,
             "sustained_text": labels.sustained_text,
             "hosted_provider": labels.hosted_provider,
+            "offer_text": labels.offer_text,
             "attention_name": labels.attention_name,
             "family_name": labels.family_name,
             "precision_name": labels.precision_name,

@@ -483,3 +483,19 @@ def test_hosted_api_providers_and_sources_speak_german_on_german_pages(client, s
     assert "vendor list price" not in german and "German community article" not in german
     english = _get(client, GLM)[1].one(id="api").text
     assert "Z.ai (vendor list price)" in english
+
+
+def test_offer_names_and_regions_speak_german_on_german_pages(client, seed_site):
+    """Price adapters write "(marketplace, on-demand) · global marketplace" around an offer; German pages say it in
+    German, the providers' own product names stay."""
+    from django.utils import translation
+
+    from calculator.labels import OFFER_PHRASES, offer_text
+
+    with translation.override("de"):
+        assert offer_text("B200 (marketplace, on-demand)") == "B200 (Marktplatz, auf Abruf)"
+        assert offer_text("global marketplace") == "weltweiter Marktplatz"
+        assert all(str(text) != phrase for phrase, text in OFFER_PHRASES.items())
+    assert offer_text("8x H100 Secure Cloud pod") == "8x H100 Secure Cloud pod"
+    gpus = _get(client, GLM_DE_FP16)[1].one(id="gpus").text
+    assert "marketplace" not in gpus and "global (" not in gpus
