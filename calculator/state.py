@@ -154,6 +154,7 @@ class Ignored:
     name: str
     value: str  # shortened; templates escape it
     reason: str
+    used: str = ""  # what the page used instead: the default, the limit or the first value
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,7 +230,7 @@ def _context(max_context: int | None) -> Parser:
         if tokens < 1:
             return None, _("must be at least 1 token")
         if tokens > limit:
-            return limit, _("longer than this model's %(limit)s-token limit; used the limit") % {"limit": limit}
+            return limit, _("longer than this model's %(limit)s-token limit") % {"limit": limit}
         return tokens, None
 
     return parse
@@ -275,7 +276,7 @@ def parse_state(query: QueryDict, choices: PageChoices) -> ParsedState:
             continue
         raw = given[0]
         if len(given) > 1:
-            ignored.append(Ignored(name, _short(given[-1]), _("given more than once; used the first value")))
+            ignored.append(Ignored(name, _short(given[-1]), _("given more than once")))
         if raw.strip() == "":
             continue
         if len(raw) > MAX_VALUE_CHARS:
@@ -286,8 +287,18 @@ def parse_state(query: QueryDict, choices: PageChoices) -> ParsedState:
             values[name] = value
         if problem is not None:
             ignored.append(Ignored(name, _short(raw), problem))
-    state = replace(defaults, **values)
-    return ParsedState(_consistent(state, choices), tuple(ignored))
+    state = _consistent(replace(defaults, **values), choices)
+    used = tuple(replace(item, used=_query_value(getattr(state, item.name))) for item in ignored)
+    return ParsedState(state, used)
+
+
+def _query_value(value: object) -> str:
+    """A state value as the query string spells it (what the reader sees in the permalink)."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
 
 
 def _consistent(state: CalculatorState, choices: PageChoices) -> CalculatorState:

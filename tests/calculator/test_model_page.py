@@ -257,7 +257,8 @@ def test_canonical_points_at_the_default_state(client, seed_site):
 def test_bad_query_values_fall_back_to_defaults_with_a_notice(client, seed_site, query, name):
     response, page = _get(client, GLM + "?" + query)
 
-    assert page.one("li", data_ignored=name)
+    item = page.one("li", data_ignored=name)
+    assert "; the page uses " in item.text  # what it used instead, named
     assert b"<script>alert" not in response.content
     assert len(response.content) < 150_000
     if name != "concurrency":
@@ -274,8 +275,12 @@ def test_context_accepts_the_units_readers_type(client, seed_site):
 def test_longer_context_than_the_model_takes_is_capped_with_a_notice(client, seed_site):
     _, page = _get(client, "/en/models/Qwen/Qwen3-8B/?context=10M")
 
-    assert page.one("li", data_ignored="context")
+    item = page.one("li", data_ignored="context").text
     assert page.one("input", name="context").attrs["value"] == "40K"
+    # one statement of what happened: the limit is used, not "the default" as the heading once said for every value
+    assert item.endswith("longer than this model's 40960-token limit; the page uses 40960.")
+    assert page.one(id="ignored-notice").select("p")[0].text == "Some settings could not be used as given:"
+    assert "address" not in page.one(id="ignored-notice").text and "default" not in page.one(id="ignored-notice").text
 
 
 def test_lora_on_a_4_bit_base_is_computed_as_qlora(client, seed_site):
