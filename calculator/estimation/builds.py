@@ -33,6 +33,15 @@ def build_precision(file_format: str, label: str, bits_per_weight: float | None)
     return "fp16" if bits >= 12 else "int8" if bits >= 7 else "int4"
 
 
+def build_bits(published: float | None, file_size_bytes: int | None, params_total: int) -> float | None:
+    """Bits per weight of a build: as published, else as its files say (size × 8 ÷ parameters)."""
+    if published is not None:
+        return float(published)
+    if file_size_bytes and params_total > 0:
+        return file_size_bytes * 8 / params_total
+    return None
+
+
 def build_runtimes(file_format: str) -> tuple[str, ...]:
     return RUNTIMES_BY_FORMAT.get(file_format, ())
 

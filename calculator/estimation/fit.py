@@ -85,18 +85,21 @@ def fit(total_bytes: int, gpu: GpuLike) -> Fit:
     )
 
 
+def tensor_parallel_degrees(attention_heads: int, kv_heads: int) -> tuple[int, ...]:
+    """The tensor-parallel degrees within one node that split the heads evenly, smallest first: vLLM and SGLang
+    require the query heads to divide by the degree, and KV heads either to divide by it or to divide it (they are
+    replicated beyond that, docs/methodology.md §3.1)."""
+    heads, kv = max(1, attention_heads), max(1, kv_heads)
+    return tuple(t for t in range(1, MAX_GPUS_PER_NODE + 1) if heads % t == 0 and (kv % t == 0 or t % kv == 0))
+
+
 def tensor_parallel_size(count: int, attention_heads: int, kv_heads: int) -> int | None:
     """The smallest tensor-parallel degree ≥ ``count`` (within one node) that splits the attention heads evenly.
 
     vLLM and SGLang require the query heads to divide by the TP degree, and KV heads either to divide by it or
     to divide it (they are replicated beyond that, docs/methodology.md §3.1). ``None``: no such degree within a
     node; the model then needs pipeline parallelism or several nodes."""
-    heads = max(1, attention_heads)
-    kv = max(1, kv_heads)
-    for tp in range(max(1, count), MAX_GPUS_PER_NODE + 1):
-        if heads % tp == 0 and (kv % tp == 0 or tp % kv == 0):
-            return tp
-    return None
+    return next((tp for tp in tensor_parallel_degrees(attention_heads, kv_heads) if tp >= count), None)
 
 
 # macOS's default GPU working set (Metal recommendedMaxWorkingSetSize) as a share of RAM, from the data points
@@ -175,8 +178,7 @@ def parallel_plan(memory_count: int, attention_heads: int, kv_heads: int) -> Par
     tp = tensor_parallel_size(count, attention_heads, kv_heads)
     if tp is not None:
         return ParallelPlan(count, tp, 1, tp)
-    heads, kv = max(1, attention_heads), max(1, kv_heads)
-    widest = max(t for t in range(1, MAX_GPUS_PER_NODE + 1) if heads % t == 0 and (kv % t == 0 or t % kv == 0))
+    widest = tensor_parallel_degrees(attention_heads, kv_heads)[-1]
     stages = -(-count // widest)
     return ParallelPlan(count, widest, stages, widest * stages)
 
@@ -200,10 +202,10 @@ def plan_on_instance(
     and surplus KV heads sit on every rank). A degree whose ranks would overflow is skipped for a narrower one with
     more stages; one stage per GPU (TP 1) always holds what the 90 % rule counted."""
     count = max(1, instance_gpus)
-    heads, kv = max(1, attention_heads), max(1, kv_heads)
+    allowed = tensor_parallel_degrees(attention_heads, kv_heads)
 
     def widest(n: int) -> int:
-        degrees = [t for t in range(n, 0, -1) if n % t == 0 and heads % t == 0 and (kv % t == 0 or t % kv == 0)]
+        degrees = [t for t in reversed(allowed) if n % t == 0]
         return next((t for t in degrees if fits is None or t == 1 or fits(t, n)), 1)
 
     tp, n = max(

@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from models_catalog.architecture import ModelSpec
 
-from .fit import MAX_GPUS_PER_NODE, ParallelPlan, fits_per_gpu
+from .fit import ParallelPlan, fits_per_gpu, tensor_parallel_degrees
 from .memory import estimate
 from .workload import Mode, Workload
 
@@ -45,9 +45,8 @@ def engine_plan(spec: ModelSpec, workload: Workload, memory_bytes: int, count: i
     (the command line): the smallest tensor-parallel degree of at least ``count`` that the heads allow and whose ranks
     each hold their share (3 needed run as TP 4, 5 as TP 8); else the widest degree that holds, over as many pipeline
     stages as it takes (10 × H100 run as 8 × 2 on two nodes; DeepSeek-V3's latent at long context forces narrower)."""
-    heads, kv = spec.num_attention_heads, spec.num_kv_heads
     fits = rank_fit(spec, workload, memory_bytes)
-    allowed = [t for t in range(1, MAX_GPUS_PER_NODE + 1) if heads % t == 0 and (kv % t == 0 or t % kv == 0)]
+    allowed = tensor_parallel_degrees(spec.num_attention_heads, spec.num_kv_heads)
     for tp in allowed:
         if count <= tp and (fits is None or fits(tp, tp)):
             return ParallelPlan(count, tp, 1, tp)

@@ -14,7 +14,8 @@ from django.utils import translation
 
 from calculator.estimation import GIB, Breakdown, Term, get_precision
 from calculator.estimation.offload_fit import OffloadVerdict
-from calculator.management.estimate_report import TENSOR_PARALLEL_ENGINES, EstimateReport
+from calculator.estimation.placement import TENSOR_PARALLEL_ENGINES
+from calculator.management.estimate_report import EstimateReport
 from calculator.management.options import Request, mode_change_json, mode_change_note
 from calculator.term_text import term_formula, term_label
 

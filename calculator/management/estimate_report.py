@@ -34,10 +34,10 @@ from calculator.estimation import (
     speed,
     usable_bytes,
 )
-from calculator.estimation.builds import build_precision, released_precision
+from calculator.estimation.builds import build_bits, build_precision, released_precision
 from calculator.estimation.launch import LaunchConfig, launch_command
 from calculator.estimation.offload_fit import OffloadVerdict, best_quant_verdict, offload_verdict
-from calculator.estimation.placement import engine_plan
+from calculator.estimation.placement import TENSOR_PARALLEL_ENGINES, engine_plan
 from calculator.estimation.precision import gguf_key
 from calculator.estimation.sourcing import KnownBuild, SourceKind, weights_source
 from calculator.labels import weights_source_text
@@ -62,7 +62,6 @@ from models_catalog.records import load_reference_facts
 from pricing.gpus import GpuSpec, load_gpus
 
 # Engines that split one replica over GPUs by tensor parallelism, so the GPU count must divide the heads.
-TENSOR_PARALLEL_ENGINES = frozenset({"vllm", "sglang", "tensorrt-llm"})
 # Engines whose start-up KV-cache size the core reproduces (calculator/estimation/capacity.py).
 CAPACITY_ENGINES = frozenset({"vllm", "sglang"})
 MAX_PRICE_PER_GPU_HOUR = Decimal(1000)
@@ -367,11 +366,8 @@ def launch_answer(
     }
 
 
-def _bits(value: Decimal | None, size: int | None, params_total: int) -> float | None:
-    """Bits per weight as published, else as the file size says (size × 8 ÷ parameters), as the model page does."""
-    if value is not None:
-        return float(value)
-    return size * 8 / params_total if size and params_total > 0 else None
+def _float(value: Decimal | None) -> float | None:
+    return float(value) if value is not None else None
 
 
 def recorded_builds(model_id: str, params_total: int) -> tuple[KnownBuild, ...]:
@@ -382,7 +378,7 @@ def recorded_builds(model_id: str, params_total: int) -> tuple[KnownBuild, ...]:
             b.format,
             b.label,
             b.repo_id,
-            build_precision(b.format, b.label, _bits(b.bits_per_weight, b.file_size_bytes, params_total)),
+            build_precision(b.format, b.label, build_bits(_float(b.bits_per_weight), b.file_size_bytes, params_total)),
         )
         for b in entry.get("builds", ())
     )

@@ -37,10 +37,9 @@ class OfferRow:
         return max(0, self.ranked.instance_gpus - self.plan.gpus_run)
 
 
-def instance_plan(row: RankedOffer, spec: ModelSpec, workload: Workload, gpus: Sequence[GpuSpec]) -> ParallelPlan:
-    """The engine's split of ``spec`` over the GPUs of the instance ``row`` prices: the widest tensor-parallel degree
-    whose ranks each hold their share (placement.py), pipeline stages for the rest."""
-    gpu = next((g for g in gpus if g.slug == row.offer.gpu_slug), None)
+def instance_plan(row: RankedOffer, spec: ModelSpec, workload: Workload, gpu: GpuSpec | None) -> ParallelPlan:
+    """The engine's split of ``spec`` over the GPUs of the instance ``row`` prices (``gpu``: its GPU type): the
+    widest tensor-parallel degree whose ranks each hold their share (placement.py), pipeline stages for the rest."""
     fits = rank_fit(spec, workload, gpu.memory_bytes) if gpu is not None else None
     return plan_on_instance(row.instance_gpus, row.gpus_needed, spec.num_attention_heads, spec.num_kv_heads, fits)
 
@@ -70,7 +69,7 @@ def _offer_rows(
     built = []
     for row in rows:
         gpu = gpus.get(row.offer.gpu_slug)
-        plan = instance_plan(row, spec, workload, tuple(gpus.values()))
+        plan = instance_plan(row, spec, workload, gpu)
         # a request passes the pipeline stages one after another, each reading its share of the layers at the
         # tensor-parallel degree: per request, the speed of the whole model at that degree
         key = (row.offer.gpu_slug, plan.tensor_parallel)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from calculator.estimation import ApiPrice
-from calculator.estimation.builds import released_precision
+from calculator.estimation.builds import build_bits, released_precision
 from calculator.labels import data_text
 from calculator.page import Build, HostedPrice, PageInputs, build_key, page_choices
 from calculator.state import CalculatorState, PageChoices
@@ -49,15 +49,6 @@ class PageSources:
         )
 
 
-def _bits(build: BuildRow, params_total: int) -> float | None:
-    """Bits per weight as published, else as the file size says (size × 8 ÷ parameters)."""
-    if build.bits_per_weight is not None:
-        return float(build.bits_per_weight)
-    if build.file_size_bytes and params_total > 0:
-        return build.file_size_bytes * 8 / params_total
-    return None
-
-
 def page_builds(rows: Sequence[BuildRow], params_total: int) -> tuple[Build, ...]:
     """The catalog's published builds as pages choose them (a key per build, labels in the reader's language)."""
     taken: set[str] = set()
@@ -67,7 +58,7 @@ def page_builds(rows: Sequence[BuildRow], params_total: int) -> tuple[Build, ...
             label=data_text(b.label),
             format=b.format,
             repo_id=b.repo_id,
-            bits_per_weight=_bits(b, params_total),
+            bits_per_weight=build_bits(_optional(b.bits_per_weight), b.file_size_bytes, params_total),
             file_size_bytes=b.file_size_bytes,
             size_is_approximate=b.size_is_approximate,
             size_source=b.size_source,
