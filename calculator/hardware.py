@@ -24,9 +24,9 @@ from calculator.estimation import (
 from calculator.estimation.builds import released_precision
 from calculator.page import Build, UnifiedMemory
 from calculator.page.machines import (
-    LOCAL_SEGMENTS,
     Hardware,
     Option,
+    engine_for,
     hardware_for,
     option_workload,
     popular_hardware,
@@ -111,7 +111,7 @@ class ModelFit:
 
 def models_on_gpu(models: Sequence[tuple[str, str, float | None, ModelSpec]], gpu: GpuSpec) -> list[ModelFit]:
     """For each (url, name, billions, spec): GPUs of ``gpu`` it needs per precision, fewest first."""
-    engine = "llama.cpp" if gpu.segment in LOCAL_SEGMENTS else "vllm"
+    engine = engine_for(gpu)
     fits = []
     for url, name, billions, spec in models:
         precisions = (released_precision(spec.native_dtype), "int8", "int4")

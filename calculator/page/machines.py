@@ -52,6 +52,11 @@ class Hardware:
         return self.mac_gib is not None
 
 
+def engine_for(gpu: GpuSpec) -> str:
+    """The engine we size one GPU type for: vLLM on datacenter GPUs, llama.cpp on cards and machines people own."""
+    return "llama.cpp" if gpu.segment in LOCAL_SEGMENTS else "vllm"
+
+
 def hardware_for(key: str, gpus: Sequence[GpuSpec]) -> Hardware | None:
     """The hardware a URL names, or None (an unknown slug, a Mac size we do not list)."""
     if key.startswith(MAC_PREFIX):
@@ -66,7 +71,7 @@ def hardware_for(key: str, gpus: Sequence[GpuSpec]) -> Hardware | None:
     gpu = next((g for g in gpus if g.slug == key), None)
     if gpu is None or gpu.segment == "apple":
         return None
-    engine = "llama.cpp" if gpu.segment in LOCAL_SEGMENTS else "vllm"
+    engine = engine_for(gpu)
     usable = usable_bytes(gpu.memory_bytes)
     return Hardware(key, gpu.short_name, gpu, None, usable, usable, engine)
 
