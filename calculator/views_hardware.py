@@ -215,6 +215,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         "notices": notices,
         "state": state,
         "as_released": as_released,
+        "precisions": FORM_PRECISIONS,  # the model page's choices; "as released" is the empty one
         "models_param": ",".join(c.model.hub_id for c in compared),
         "state_query": query,
         "max_compared": MAX_COMPARED,

@@ -223,3 +223,12 @@ def test_prices_confirmed_is_the_newest_offer_capture_and_stale_prices_are_said_
     assert gpu.one("p", data_stale_count=True) and "stale" not in gpu.one("table", id="gpu-offers").text
     index = _page(client, "/en/providers/").one("tr", data_provider="runpod").text
     assert "Nov 13, 2026" in index and "stale" in index
+
+
+def test_compare_precision_box_says_as_released_until_one_is_chosen_and_offers_the_page_formats(client, site):
+    models = "zai-org/GLM-5.3-Flash,meta-llama/Llama-3.1-8B-Instruct"
+    select = parse(client.get(f"/en/compare/?models={models}").content).one("select", name="precision")
+    assert [o.attrs["value"] for o in select.select("option", selected=True)] == [""]  # not FP16, as it once showed
+    assert {"gptq", "q6_k", "mlx-8bit"} <= {o.attrs["value"] for o in select.select("option")}
+    chosen = parse(client.get(f"/en/compare/?models={models}&precision=int8").content).one("select", name="precision")
+    assert [o.attrs["value"] for o in chosen.select("option", selected=True)] == ["int8"]
