@@ -78,7 +78,7 @@ def main() -> None:
                 for mode in Mode:
                     total = estimate(spec, Workload(mode=mode, precision=precision)).total_bytes
                     for gpu in gpus:
-                        gpus_needed(total, gpu.memory_bytes)
+                        gpus_needed(total, gpu)
 
         t_one = best_of(5, 2000, one)
         t_varied = best_of(5, 500, varied) / len(workloads)

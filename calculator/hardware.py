@@ -14,11 +14,13 @@ from calculator.estimation import (
     RankedOffer,
     Workload,
     apple_fit,
+    budget_bytes,
     estimate,
     gpus_needed,
     max_concurrency,
     max_context,
     rank,
+    reference_gpus_needed,
     speed,
 )
 from calculator.estimation.builds import released_precision
@@ -36,7 +38,17 @@ from models_catalog.architecture import ModelSpec
 from pricing.gpus import GpuSpec
 from pricing.offers import OfferRecord
 
-__all__ = ["Hardware", "ModelFit", "RunsOn", "hardware_for", "models_on_gpu", "popular_hardware", "runs_on"]
+__all__ = [
+    "CapacityRow",
+    "Hardware",
+    "ModelFit",
+    "RunsOn",
+    "capacity_comparison",
+    "hardware_for",
+    "models_on_gpu",
+    "popular_hardware",
+    "runs_on",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +95,7 @@ def runs_on(
     if hardware.gpu is not None:
         family = [o for o in offers if o.gpu_slug in {g.slug for g in gpus if g.family == hardware.gpu.family}]
         target = best or as_released
-        rent = rank(target.need_bytes, family, gpus).cheapest
+        rent = rank(target.need_bytes, family, gpus, engine=hardware.engine).cheapest
     return RunsOn(
         hardware=hardware,
         options=tuple(options),
@@ -106,7 +118,7 @@ class ModelFit:
     url: str
     display_name: str
     params_billions: float | None
-    counts: tuple[tuple[str, int], ...]  # (precision, GPUs at 90 % fill): as released, int8, int4
+    counts: tuple[tuple[str, int], ...]  # (precision, GPUs needed, fit.gpus_needed): as released, int8, int4
 
 
 def models_on_gpu(models: Sequence[tuple[str, str, float | None, ModelSpec]], gpu: GpuSpec) -> list[ModelFit]:
@@ -116,9 +128,51 @@ def models_on_gpu(models: Sequence[tuple[str, str, float | None, ModelSpec]], gp
     for url, name, billions, spec in models:
         precisions = (released_precision(spec.native_dtype), "int8", "int4")
         counts = tuple(
-            (p, gpus_needed(estimate(spec, Workload(precision=p, engine=engine)).total_bytes, gpu.memory_bytes))
+            (p, gpus_needed(estimate(spec, Workload(precision=p, engine=engine)).total_bytes, gpu, engine))
             for p in precisions
         )
         fits.append(ModelFit(url, name, billions, counts))
     fits.sort(key=lambda f: (min(c for _p, c in f.counts), -(f.params_billions or 0)))
     return fits
+
+
+# The reference page's FP16 need for GLM-5.3-Flash (708 GB): the methodology page counts GPUs for it both ways.
+REFERENCE_NEED_BYTES = 708 * 10**9
+COMPARED_GPUS: tuple[str, ...] = ("mi300x", "h200-sxm", "b300", "b200", "h100-sxm", "a100-80gb-sxm", "l40s", "rtx-4090")
+
+
+@dataclass(frozen=True, slots=True)
+class CapacityRow:
+    """One GPU type: the size on the box, what its runtime reports, and the GPUs a need takes by either rule."""
+
+    gpu: GpuSpec
+    capacity_bytes: int
+    basis: str  # "reported" | "nvidia-smi" | "nameplate"
+    source: str | None  # the public log the figure was read from
+    budget_bytes: int  # vLLM's share at --gpu-memory-utilization 0.9
+    reference_count: int  # 90 % of the nameplate (the reference page)
+    runtime_count: int  # on what the runtime reports
+
+
+def capacity_comparison(gpus: Sequence[GpuSpec], need_bytes: int = REFERENCE_NEED_BYTES) -> tuple[CapacityRow, ...]:
+    """The methodology page's table: for the GPU types in ``COMPARED_GPUS``, the GPUs ``need_bytes`` takes by the
+    reference page's rule and by ours."""
+    by_slug = {g.slug: g for g in gpus}
+    rows = []
+    for slug in COMPARED_GPUS:
+        gpu = by_slug.get(slug)
+        if gpu is None:
+            continue
+        report = gpu.capacity_report
+        rows.append(
+            CapacityRow(
+                gpu=gpu,
+                capacity_bytes=gpu.capacity_bytes,
+                basis=gpu.capacity_basis,
+                source=report.source if report is not None else None,
+                budget_bytes=budget_bytes(gpu),
+                reference_count=reference_gpus_needed(need_bytes, gpu.memory_bytes),
+                runtime_count=gpus_needed(need_bytes, gpu),
+            )
+        )
+    return tuple(rows)

@@ -227,6 +227,14 @@ class Change:
 # Method changes readers can see, newest first (from the history of calculator/estimation).
 CHANGES: tuple[Change, ...] = (
     Change(
+        date(2026, 12, 2),
+        _(
+            "GPUs are counted on the memory their runtime reports (an H100 80GB: 85.0 GB to CUDA, an MI300X: 206.1 GB "
+            "to ROCm) under the engine’s own budget, instead of 90 % of the size on the box. The reference page’s "
+            "708 GB at FP16 now fits 4 MI300X instead of 5, and the cheapest instance that holds them has 4."
+        ),
+    ),
+    Change(
         date(2026, 12, 1),
         _(
             "A cloud offer is run on exactly the GPUs its price is for: 5 rented GPUs as 5 pipeline stages, not as "

@@ -8,10 +8,12 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from calculator.hardware import capacity_comparison
 from calculator.home import home_answers
 from config import health
 from config.methodology import CHANGES, SOURCES
 from models_catalog.selectors import featured_models
+from pricing.gpus import load_gpus
 
 
 @require_GET
@@ -35,7 +37,8 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def methodology(request: HttpRequest) -> HttpResponse:
-    return render(request, "methodology.html", {"sources": SOURCES, "changes": CHANGES})
+    context = {"sources": SOURCES, "changes": CHANGES, "capacity": capacity_comparison(load_gpus())}
+    return render(request, "methodology.html", context)
 
 
 @require_GET

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
 GPUS_FILE = Path(__file__).resolve().parent / "data" / "gpus.json"
+CAPACITY_FILE = Path(__file__).resolve().parent / "data" / "gpu-capacity.json"
 
 Segment = Literal["datacenter", "workstation", "consumer", "apple", "unified-desktop"]
 SEGMENTS: tuple[Segment, ...] = ("datacenter", "workstation", "consumer", "apple", "unified-desktop")
@@ -29,6 +30,41 @@ _SEGMENT_ALIASES: Mapping[str, Segment] = {
 }
 
 BYTES_PER_GB = 10**9
+BYTES_PER_GIB = 2**30
+BYTES_PER_MIB = 2**20
+# CUDA reports a few hundred MiB less than the driver's (nvidia-smi's) total: 304–762 MiB over the ten GPUs for which
+# gpu-capacity.json records both; the median, 489 MiB, turns a recorded nvidia-smi total into an estimated CUDA total.
+NVIDIA_SMI_CUDA_GAP_MIB = 489
+# Where nothing was recorded for a GPU or its family: the nameplate read as GiB (memory comes in binary sizes) times
+# the lowest share of it any recorded GPU of the same memory kind reports (A100 40GB for HBM, L4 for GDDR and the
+# rest, whose ECC takes a sixteenth): an estimate on the low side, and pages say it is one.
+NAMEPLATE_SHARE_HBM = 0.9848
+NAMEPLATE_SHARE_OTHER = 0.9146
+
+
+def nameplate_capacity_bytes(memory_gb: float, memory_type: str | None) -> int:
+    """An estimate of the runtime total of a GPU marketed with ``memory_gb`` of ``memory_type``."""
+    share = NAMEPLATE_SHARE_HBM if (memory_type or "").upper().startswith("HBM") else NAMEPLATE_SHARE_OTHER
+    return int(memory_gb * BYTES_PER_GIB * share)
+
+
+@dataclass(frozen=True, slots=True)
+class CapacityReport:
+    """One GPU's total memory as recorded in gpu-capacity.json: what the runtime reports (CUDA / ROCm), or the
+    driver's nvidia-smi total, with the public log it was read from."""
+
+    runtime_total_bytes: int | None
+    nvidia_smi_total_mib: int | None
+    source: str
+    reported_for: str  # the GPU the log was taken on (a member of the same family may borrow it)
+
+    @property
+    def total_bytes(self) -> int:
+        if self.runtime_total_bytes:
+            return self.runtime_total_bytes
+        assert self.nvidia_smi_total_mib
+        return (self.nvidia_smi_total_mib - NVIDIA_SMI_CUDA_GAP_MIB) * BYTES_PER_MIB
+
 
 # Short names as pages and rankings show them. GPUs that share a short name are one GPU type for fitting and
 # ranking: the same chip with the same memory, differing only in form factor (SXM / PCIe / NVL), as the seed page
@@ -108,6 +144,25 @@ class GpuSpec:
     released: int | None = None
     short_name: str = ""  # "H200 141GB"; see SHORT_NAMES
     family: str = ""  # "h200-141gb": GPUs with one family are interchangeable for fitting and ranking
+    # What the runtime reports as total memory (gpu-capacity.json: CUDA's total, ROCm's VRAM total, or nvidia-smi's),
+    # recorded for this GPU or for a member of its family; None: nothing recorded, the nameplate gives an estimate
+    capacity_report: CapacityReport | None = None
+
+    @property
+    def capacity_bytes(self) -> int:
+        """Total memory as the runtime reports it (fit.py fills a share of it): the recorded figure, else an
+        estimate from the nameplate."""
+        if self.capacity_report is not None:
+            return self.capacity_report.total_bytes
+        return nameplate_capacity_bytes(self.memory_gb, self.memory_type)
+
+    @property
+    def capacity_basis(self) -> Literal["reported", "nvidia-smi", "nameplate"]:
+        """How ``capacity_bytes`` is known: the runtime's own total, the driver's total less the usual gap, or an
+        estimate from the marketed size."""
+        if self.capacity_report is None:
+            return "nameplate"
+        return "reported" if self.capacity_report.runtime_total_bytes else "nvidia-smi"
 
     @property
     def is_rentable_class(self) -> bool:
@@ -166,23 +221,67 @@ def gpu_from_row(row: Mapping[str, Any]) -> GpuSpec | None:
     )
 
 
-def parse_gpus(rows: list[Mapping[str, Any]]) -> tuple[GpuSpec, ...]:
-    """All rows with a known memory size, in file order; slugs must be unique."""
+def parse_gpus(
+    rows: list[Mapping[str, Any]], capacities: Mapping[str, CapacityReport] | None = None
+) -> tuple[GpuSpec, ...]:
+    """All rows with a known memory size, in file order; slugs must be unique. ``capacities``: slug → the recorded
+    total; a GPU without one borrows its family's (the same chip and memory in another form factor)."""
     gpus = tuple(gpu for gpu in (gpu_from_row(row) for row in rows) if gpu is not None)
     slugs = [gpu.slug for gpu in gpus]
     if len(slugs) != len(set(slugs)):
         raise GpuDataError("duplicate GPU slug in the data file")
+    if capacities:
+        unknown = set(capacities) - set(slugs)
+        if unknown:
+            raise GpuDataError(f"capacity reported for unknown GPUs: {sorted(unknown)}")
+        by_family: dict[str, CapacityReport] = {}
+        for g in gpus:
+            if g.slug in capacities:
+                by_family.setdefault(g.family, capacities[g.slug])
+        gpus = tuple(replace(g, capacity_report=capacities.get(g.slug) or by_family.get(g.family)) for g in gpus)
     return gpus
+
+
+def _positive_int(row: Mapping[str, Any], key: str) -> int | None:
+    value = row.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise GpuDataError(f"{row.get('slug')}: {key} must be a positive whole number, got {value!r}")
+    return int(value)
+
+
+def parse_capacities(rows: list[Mapping[str, Any]]) -> dict[str, CapacityReport]:
+    """``gpu-capacity.json``'s rows by slug; each needs a runtime total or an nvidia-smi total, and a source."""
+    found: dict[str, CapacityReport] = {}
+    for row in rows:
+        slug, source = row.get("slug"), row.get("source")
+        if not isinstance(slug, str) or not slug:
+            raise GpuDataError(f"capacity row without a slug: {row!r}")
+        runtime, smi = _positive_int(row, "runtime_total_bytes"), _positive_int(row, "nvidia_smi_total_mib")
+        if runtime is None and smi is None:
+            raise GpuDataError(f"{slug}: capacity row without a total")
+        if not isinstance(source, str) or not source.startswith("https://"):
+            raise GpuDataError(f"{slug}: capacity row without a source")
+        if slug in found:
+            raise GpuDataError(f"{slug}: two capacity rows")
+        found[slug] = CapacityReport(runtime, smi, source, slug)
+    return found
 
 
 @cache
 def load_gpus() -> tuple[GpuSpec, ...]:
-    """The GPU catalog from ``pricing/data/gpus.json`` (read once per process)."""
+    """The GPU catalog from ``pricing/data/gpus.json`` with the runtime totals of ``gpu-capacity.json`` (read once
+    per process)."""
     with GPUS_FILE.open(encoding="utf-8") as handle:
         rows = json.load(handle)
     if not isinstance(rows, list):
         raise GpuDataError("gpus.json must hold a list of GPU rows")
-    return parse_gpus(rows)
+    with CAPACITY_FILE.open(encoding="utf-8") as handle:
+        capacity_rows = json.load(handle)
+    if not isinstance(capacity_rows, dict) or not isinstance(capacity_rows.get("gpus"), list):
+        raise GpuDataError("gpu-capacity.json must hold {'gpus': [...]}")
+    return parse_gpus(rows, parse_capacities(capacity_rows["gpus"]))
 
 
 @cache

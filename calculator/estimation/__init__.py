@@ -2,7 +2,7 @@
 
 from pricing.offers import HOURS_PER_MONTH
 
-from .capacity import EngineCapacity, EngineSettings, cuda_visible_bytes, engine_capacity, kv_tokens_from_memory
+from .capacity import EngineCapacity, EngineSettings, engine_capacity, kv_tokens_from_memory
 from .cost import (
     ApiPrice,
     BreakEven,
@@ -21,10 +21,13 @@ from .fit import (
     Fit,
     GpuLike,
     apple_fit,
+    budget_bytes,
     fit,
     gpus_needed,
     nodes_needed,
+    reference_gpus_needed,
     tensor_parallel_size,
+    units_needed,
     usable_bytes,
 )
 from .frameworks import FRAMEWORKS, FrameworkProfile, get_framework
@@ -78,6 +81,7 @@ __all__ = [
     "api_cost_per_million_output",
     "apple_fit",
     "break_even",
+    "budget_bytes",
     "cost_per_hour",
     "cost_per_million_tokens",
     "cost_per_month",
@@ -91,8 +95,10 @@ __all__ = [
     "max_concurrency",
     "max_context",
     "nodes_needed",
+    "reference_gpus_needed",
     "speed",
     "tensor_parallel_size",
+    "units_needed",
     "usable_bytes",
     "weights_only_bytes",
 ]
@@ -111,7 +117,7 @@ __all__ += [
     "get_framework",
 ]
 __all__ += ["GpuCount", "RankedOffer", "Ranking", "rank", "several_node_gpus"]
-__all__ += ["EngineCapacity", "EngineSettings", "cuda_visible_bytes", "engine_capacity", "kv_tokens_from_memory"]
+__all__ += ["EngineCapacity", "EngineSettings", "engine_capacity", "kv_tokens_from_memory"]
 
 __all__ += ["Launch", "LaunchConfig", "launch_command"]
 __all__ += [

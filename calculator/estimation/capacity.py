@@ -27,8 +27,6 @@ VLLM_NON_TORCH_TP_BYTES = round(0.55 * GIB)
 # vLLM's default max_num_seqs for the OpenAI server: 1024 on GPUs of at least 70 GiB, else 256 (§4.1
 # get_batch_defaults; A100s take 256 too)
 VLLM_LARGE_GPU_BYTES = 70 * GIB
-# What CUDA reports as total memory, as a share of the marketed size in GiB: H100 80GB reports 79.18 GiB (§4.1 [S8]).
-CUDA_VISIBLE_SHARE = 79.18 / 80
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,12 +63,6 @@ class EngineCapacity:
     page_bytes_per_token: float  # one GPU's share of every layer, per token
 
 
-def cuda_visible_bytes(marketed_gb: float) -> int:
-    """Total memory CUDA reports for a GPU sold as ``marketed_gb`` (GiB of HBM/GDDR): the H100's 79.18 of 80 GiB
-    (§4.1 [S8]); an estimate for other GPUs."""
-    return round(marketed_gb * GIB * CUDA_VISIBLE_SHARE)
-
-
 def vllm_default_max_num_seqs(gpu_total_bytes: int) -> int:
     return 1024 if gpu_total_bytes >= VLLM_LARGE_GPU_BYTES else 256
 
@@ -82,7 +74,7 @@ def engine_capacity(
     spec: ModelSpec, gpu_total_bytes: int, settings: EngineSettings = _DEFAULT_SETTINGS
 ) -> EngineCapacity:
     """KV-cache tokens and maximum concurrency ``settings.engine`` reports on GPUs of ``gpu_total_bytes`` (the
-    total CUDA reports, see ``cuda_visible_bytes``)."""
+    total the runtime reports, ``GpuSpec.capacity_bytes``)."""
     engine = get_engine(settings.engine) or ENGINES["vllm"]
     kv_dtype = get_kv_dtype(settings.kv_dtype) or get_kv_dtype("fp16")
     assert kv_dtype is not None

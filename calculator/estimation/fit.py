@@ -1,7 +1,15 @@
 """How many GPUs a memory need takes, and whether it fits on one node.
 
-The seed page's rule: fill each GPU to 90 % of its memory (the rest absorbs peaks), put at most 8 GPUs in one
-node; a need beyond that takes several nodes. Memory sizes are decimal bytes (GB = 10^9) as GPUs are marketed.
+A GPU holds what its runtime reports as total memory (CUDA's ``cudaMemGetInfo`` total, ROCm's VRAM total: an H100
+"80GB" is about 85.0 × 10⁹ bytes, an MI300X about 206 × 10⁹; ``GpuSpec.capacity_bytes``, sourced per GPU in
+``pricing/data/gpu-capacity.json``) under the budget rule of the engine that runs it (docs/methodology.md §4.1–4.3,
+§4.10, §7): vLLM and SGLang fill ``--gpu-memory-utilization`` / ``--mem-fraction-static`` of it (0.9, what every
+command we hand out passes); llama.cpp and Ollama allocate what they need, up to the whole total (llama.cpp's
+estimate already carries its auto-fit margin of 1 GiB as a term, overhead.py). At most 8 GPUs share one node; a need
+beyond that takes several nodes.
+
+The reference page counted 90 % of the nameplate in decimal GB (an H100 as 80 × 10⁹ bytes):
+``reference_gpus_needed`` keeps that rule for the methodology page's comparison.
 """
 
 from __future__ import annotations
@@ -13,10 +21,19 @@ from typing import Protocol
 
 FILL_FRACTION = 0.9
 MAX_GPUS_PER_NODE = 8
+# Engines that allocate what they need rather than a share of the GPU (llama.cpp, and Ollama, which runs it).
+WHOLE_GPU_ENGINES = frozenset({"llama.cpp", "ollama", "llama.cpp-before-v-less"})
 
 # FILL_FRACTION as an exact ratio, so the GPU count never depends on float rounding at the boundary.
 _FILL_NUMERATOR = 9
 _FILL_DENOMINATOR = 10
+
+
+class HasCapacity(Protocol):
+    """What a budget needs: the total memory the runtime reports."""
+
+    @property
+    def capacity_bytes(self) -> int: ...
 
 
 class GpuLike(Protocol):
@@ -29,22 +46,47 @@ class GpuLike(Protocol):
     def name(self) -> str: ...
 
     @property
-    def memory_bytes(self) -> int: ...
+    def memory_bytes(self) -> int: ...  # the nameplate, decimal GB as marketed
+
+    @property
+    def capacity_bytes(self) -> int: ...  # what the runtime reports as total memory
 
 
-def usable_bytes(gpu_memory_bytes: int) -> int:
-    """Memory of one GPU that the fit may fill: 90 % of it, rounded down to whole bytes."""
-    return gpu_memory_bytes * _FILL_NUMERATOR // _FILL_DENOMINATOR
+def usable_bytes(capacity_bytes: int, engine: str = "vllm") -> int:
+    """Memory of one GPU of ``capacity_bytes`` (the runtime's total) that ``engine`` may fill: 90 % for vLLM, SGLang
+    and the rest, the whole total for llama.cpp and Ollama (their needs carry the margin); whole bytes."""
+    if engine.lower() in WHOLE_GPU_ENGINES:
+        return max(0, capacity_bytes)
+    return max(0, capacity_bytes) * _FILL_NUMERATOR // _FILL_DENOMINATOR
 
 
-def gpus_needed(total_bytes: int, gpu_memory_bytes: int) -> int:
-    """GPUs needed when each is filled to 90 %: ceil(total / (0.9 × memory)); at least 1."""
-    if gpu_memory_bytes <= 0:
-        raise ValueError("gpu_memory_bytes must be positive")
+def budget_bytes(gpu: HasCapacity, engine: str = "vllm") -> int:
+    """What one GPU of type ``gpu`` holds for ``engine``: ``usable_bytes`` of the total its runtime reports."""
+    return usable_bytes(int(gpu.capacity_bytes), engine)
+
+
+def units_needed(total_bytes: int, budget: int) -> int:
+    """Units of ``budget`` bytes each that hold ``total_bytes``: ceil(total / budget); at least 1."""
+    if budget <= 0:
+        raise ValueError("budget must be positive")
+    if total_bytes <= 0:
+        return 1
+    return max(1, -(-total_bytes // budget))
+
+
+def gpus_needed(total_bytes: int, gpu: HasCapacity, engine: str = "vllm") -> int:
+    """GPUs of type ``gpu`` that hold ``total_bytes`` under ``engine``'s budget rule; at least 1."""
+    return units_needed(total_bytes, budget_bytes(gpu, engine))
+
+
+def reference_gpus_needed(total_bytes: int, nameplate_bytes: int) -> int:
+    """The reference page's rule, kept for comparison: ceil(total / (0.9 × nameplate in decimal GB)); at least 1."""
+    if nameplate_bytes <= 0:
+        raise ValueError("nameplate_bytes must be positive")
     if total_bytes <= 0:
         return 1
     # ceil(total / (0.9 × memory)) = ceil(10 × total / (9 × memory)), in integers.
-    return max(1, -(-(total_bytes * _FILL_DENOMINATOR) // (gpu_memory_bytes * _FILL_NUMERATOR)))
+    return max(1, -(-(total_bytes * _FILL_DENOMINATOR) // (nameplate_bytes * _FILL_NUMERATOR)))
 
 
 def nodes_needed(gpu_count: int) -> int:
@@ -58,30 +100,32 @@ class Fit:
 
     gpu_slug: str
     gpu_name: str
-    memory_bytes: int  # one GPU
+    memory_bytes: int  # one GPU, as marketed
+    budget_bytes: int  # what one GPU holds for the engine (usable_bytes of the runtime's total)
     total_bytes: int  # the need that was fitted
-    count: int  # GPUs needed at 90 % fill
+    count: int  # GPUs needed under the engine's budget
     nodes: int  # nodes of at most 8 GPUs
     fits_one_gpu: bool
     fits_one_node: bool
-    headroom_bytes: int  # usable memory left over on `count` GPUs (0.9 × memory × count − total)
+    headroom_bytes: int  # budget left over on `count` GPUs (budget × count − total)
 
 
-def fit(total_bytes: int, gpu: GpuLike) -> Fit:
-    """GPUs of type ``gpu`` needed for ``total_bytes`` at 90 % fill, and the nodes they take."""
-    memory = int(gpu.memory_bytes)
-    count = gpus_needed(total_bytes, memory)
+def fit(total_bytes: int, gpu: GpuLike, engine: str = "vllm") -> Fit:
+    """GPUs of type ``gpu`` needed for ``total_bytes`` under ``engine``'s budget, and the nodes they take."""
+    budget = budget_bytes(gpu, engine)
+    count = units_needed(total_bytes, budget)
     nodes = nodes_needed(count)
     return Fit(
         gpu_slug=gpu.slug,
         gpu_name=gpu.name,
-        memory_bytes=memory,
+        memory_bytes=int(gpu.memory_bytes),
+        budget_bytes=budget,
         total_bytes=total_bytes,
         count=count,
         nodes=nodes,
         fits_one_gpu=count == 1,
         fits_one_node=count <= MAX_GPUS_PER_NODE,
-        headroom_bytes=usable_bytes(memory) * count - total_bytes,
+        headroom_bytes=budget * count - total_bytes,
     )
 
 
@@ -165,7 +209,7 @@ class ParallelPlan:
     """The GPUs an engine would run for a memory count: a tensor-parallel degree the heads allow, times pipeline
     stages when no degree within a node reaches the count (docs/methodology.md §4.9)."""
 
-    memory_count: int  # GPUs the memory needs at 90 % fill
+    memory_count: int  # GPUs the memory needs under the engine's budget (gpus_needed)
     tensor_parallel: int
     pipeline_stages: int
     gpus_run: int  # tensor_parallel × pipeline_stages, ≥ memory_count
@@ -200,7 +244,7 @@ def plan_on_instance(
 
     ``fits(tp, n)``: whether each of n GPUs holds its share at tensor-parallel degree tp (placement.py: the MLA latent
     and surplus KV heads sit on every rank). A degree whose ranks would overflow is skipped for a narrower one with
-    more stages; one stage per GPU (TP 1) always holds what the 90 % rule counted."""
+    more stages; one stage per GPU (TP 1) always holds what gpus_needed counted."""
     count = max(1, instance_gpus)
     allowed = tensor_parallel_degrees(attention_heads, kv_heads)
 
@@ -214,8 +258,9 @@ def plan_on_instance(
     return ParallelPlan(max(1, memory_count), tp, n // tp, n)
 
 
-def fits_per_gpu(total_bytes: int, gpus: int, gpu_memory_bytes: int) -> bool:
-    """Whether each of ``gpus`` GPUs holds its share of ``total_bytes`` at 90 % fill. ``total_bytes`` must be the
-    estimate at that tensor-parallel degree (``Workload.tensor_parallel``), which already counts what every GPU
-    repeats: KV heads replicated beyond their count and the whole MLA latent on each GPU (§3.1, §3.2, §4.9)."""
-    return -(-max(0, total_bytes) // max(1, gpus)) <= usable_bytes(gpu_memory_bytes)
+def fits_per_gpu(total_bytes: int, gpus: int, budget: int) -> bool:
+    """Whether each of ``gpus`` GPUs holds its share of ``total_bytes`` within ``budget`` (budget_bytes).
+    ``total_bytes`` must be the estimate at that tensor-parallel degree (``Workload.tensor_parallel``), which already
+    counts what every GPU repeats: KV heads replicated beyond their count and the whole MLA latent on each GPU (§3.1,
+    §3.2, §4.9)."""
+    return -(-max(0, total_bytes) // max(1, gpus)) <= budget

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from models_catalog.architecture import ModelSpec
 
-from .fit import GpuLike, usable_bytes
+from .fit import GpuLike, budget_bytes
 from .memory import estimate
 from .workload import Mode, Workload
 
@@ -15,8 +15,8 @@ MAX_CONTEXT_SEARCHED = 1 << 24  # 16M tokens: beyond any released model
 MAX_CONCURRENCY_SEARCHED = 1 << 16
 
 
-def _budget(hardware: GpuLike, gpu_count: int) -> int:
-    return usable_bytes(int(hardware.memory_bytes)) * max(1, gpu_count)
+def _budget(hardware: GpuLike, gpu_count: int, engine: str) -> int:
+    return budget_bytes(hardware, engine) * max(1, gpu_count)
 
 
 def _largest(fits: Callable[[int], bool], low: int, high: int) -> int:
@@ -37,12 +37,13 @@ def _largest(fits: Callable[[int], bool], low: int, high: int) -> int:
 def max_context(
     spec: ModelSpec, workload: Workload, hardware: GpuLike, gpu_count: int = 1, budget_bytes: int | None = None
 ) -> int:
-    """Longest context per request (tokens) that fits ``gpu_count`` GPUs at 90 % fill with the workload's
-    concurrency; capped at the model's own context limit when known; 0 when not even one token fits."""
+    """Longest context per request (tokens) that fits ``gpu_count`` GPUs within the engine's budget
+    (fit.budget_bytes) with the workload's concurrency; capped at the model's own context limit when known; 0 when
+    not even one token fits."""
     if workload.mode != Mode.INFERENCE:
         workload = replace(workload, mode=Mode.INFERENCE)
-    # a unified-memory machine is one budget (its GPU memory limit), not GPUs filled to 90 %
-    budget = budget_bytes if budget_bytes is not None else _budget(hardware, gpu_count)
+    # a unified-memory machine is one budget (its GPU memory limit), not GPUs
+    budget = budget_bytes if budget_bytes is not None else _budget(hardware, gpu_count, workload.engine)
     cap = spec.max_context if spec.max_context and spec.max_context > 0 else MAX_CONTEXT_SEARCHED
 
     def fits(context: int) -> bool:
@@ -54,11 +55,12 @@ def max_context(
 def max_concurrency(
     spec: ModelSpec, workload: Workload, hardware: GpuLike, gpu_count: int = 1, budget_bytes: int | None = None
 ) -> int:
-    """Most parallel requests of the workload's context that fit ``gpu_count`` GPUs at 90 % fill; 0 if none."""
+    """Most parallel requests of the workload's context that fit ``gpu_count`` GPUs within the engine's budget;
+    0 if none."""
     if workload.mode != Mode.INFERENCE:
         workload = replace(workload, mode=Mode.INFERENCE)
-    # a unified-memory machine is one budget (its GPU memory limit), not GPUs filled to 90 %
-    budget = budget_bytes if budget_bytes is not None else _budget(hardware, gpu_count)
+    # a unified-memory machine is one budget (its GPU memory limit), not GPUs
+    budget = budget_bytes if budget_bytes is not None else _budget(hardware, gpu_count, workload.engine)
 
     def fits(concurrency: int) -> bool:
         return estimate(spec, replace(workload, concurrency=concurrency)).total_bytes <= budget

@@ -13,7 +13,6 @@ from dataclasses import dataclass, replace
 
 from models_catalog.architecture import ModelSpec
 
-from .capacity import cuda_visible_bytes
 from .offload import OffloadSplit, Placement, gguf_layout, offload_split
 from .overhead import LLAMA_CPP_FIT_MARGIN_BYTES
 from .precision import get_precision
@@ -58,10 +57,10 @@ class OffloadVerdict:
     speed: OffloadSpeed
 
 
-def gpu_budget_bytes(memory_gb: float) -> int:
-    """What llama.cpp may fill on one GPU: the CUDA-visible total less its --fit margin of 1 GiB per device
-    (common/common.h ``fit_params_target``; capacity.py's CUDA-visible share)."""
-    return max(0, cuda_visible_bytes(memory_gb) - LLAMA_CPP_FIT_MARGIN_BYTES)
+def gpu_budget_bytes(capacity_bytes: int) -> int:
+    """What llama.cpp may fill on one GPU: the total its runtime reports (``GpuSpec.capacity_bytes``) less its --fit
+    margin of 1 GiB per device (common/common.h ``fit_params_target``)."""
+    return max(0, capacity_bytes - LLAMA_CPP_FIT_MARGIN_BYTES)
 
 
 def ram_budget_bytes(ram_bytes: int) -> int:
@@ -128,20 +127,20 @@ def best_split(
     spec: ModelSpec,
     workload: Workload,
     *,
-    gpu_memory_gb: float,
+    gpu_capacity_bytes: int,
     ram_bytes: int,
     gpus: int = 1,
     mmproj: bool = False,
     draft_bytes: int = 0,
     experts_allowed: bool = True,
 ) -> tuple[OffloadSplit, bool]:
-    """The first split of ``candidate_splits`` that fits ``gpus`` GPUs of ``gpu_memory_gb`` and ``ram_bytes`` of
+    """The first split of ``candidate_splits`` that fits ``gpus`` GPUs of ``gpu_capacity_bytes`` and ``ram_bytes`` of
     RAM — what ``--fit`` (llama.cpp since late 2025) settles on — or the all-in-RAM one and False.
 
     Found by bisection within each phase (``_phases``): along a phase the GPU bytes only fall and the host bytes
     only rise, so the first split whose GPU share fits is the only one of the phase that can fit both budgets.
     ~14 splits computed instead of up to ~100 for a large MoE (tests check it against the scan of every split)."""
-    gpu_budget = gpu_budget_bytes(gpu_memory_gb)
+    gpu_budget = gpu_budget_bytes(gpu_capacity_bytes)
     ram_budget = ram_budget_bytes(ram_bytes)
     phases = _phases(spec, workload, gpus, mmproj, draft_bytes, experts_allowed)
     for phase in phases:
@@ -235,7 +234,7 @@ def offload_verdict(
     spec: ModelSpec,
     workload: Workload,
     *,
-    gpu_memory_gb: float,
+    gpu_capacity_bytes: int,
     gpu_bandwidth_gbps: float | None,
     ram_bytes: int,
     gpus: int = 1,
@@ -244,11 +243,12 @@ def offload_verdict(
     draft_bytes: int = 0,
     experts_allowed: bool = True,
 ) -> OffloadVerdict:
-    """The best split for a reader's ``gpus`` × ``gpu_memory_gb`` GPUs and ``ram_bytes`` of RAM, with its speed."""
+    """The best split for a reader's ``gpus`` GPUs of ``gpu_capacity_bytes`` each and ``ram_bytes`` of RAM, with
+    its speed."""
     split, fits = best_split(
         spec,
         workload,
-        gpu_memory_gb=gpu_memory_gb,
+        gpu_capacity_bytes=gpu_capacity_bytes,
         ram_bytes=ram_bytes,
         gpus=gpus,
         mmproj=mmproj,
@@ -260,14 +260,14 @@ def offload_verdict(
     )
     if not fits:
         found = OffloadSpeed(None, None, None, "unknown", 0, 0, found.inputs)
-    return OffloadVerdict(split, fits, gpu_budget_bytes(gpu_memory_gb), ram_budget_bytes(ram_bytes), found)
+    return OffloadVerdict(split, fits, gpu_budget_bytes(gpu_capacity_bytes), ram_budget_bytes(ram_bytes), found)
 
 
 def best_quant_verdict(
     spec: ModelSpec,
     workload: Workload,
     *,
-    gpu_memory_gb: float,
+    gpu_capacity_bytes: int,
     gpu_bandwidth_gbps: float | None,
     ram_bytes: int,
     gpus: int = 1,
@@ -285,7 +285,7 @@ def best_quant_verdict(
         verdict = offload_verdict(
             spec,
             replace(workload, precision=ftype.lower()),
-            gpu_memory_gb=gpu_memory_gb,
+            gpu_capacity_bytes=gpu_capacity_bytes,
             gpu_bandwidth_gbps=gpu_bandwidth_gbps,
             ram_bytes=ram_bytes,
             gpus=gpus,

@@ -1,11 +1,11 @@
 """Whether every GPU of a tensor-parallel split holds its own share (docs/methodology.md §3.1, §3.2, §4.9).
 
-The 90 % rule on the whole need (fit.gpus_needed) assumes every byte splits evenly over the GPUs. Under tensor
+The count for the whole need (fit.gpus_needed) assumes every byte splits evenly over the GPUs. Under tensor
 parallelism in vLLM and SGLang it does not: each rank keeps the whole MLA latent cache (it has no heads to split) and
 a copy of every KV head beyond their count, so more ranks add cache instead of room; pipeline stages, each holding
-its layers and their cache, divide it. DeepSeek-V3 at 128K tokens × 16 requests (918 GB) fills 8 × H200 at 90 %,
-but at TP 8 each rank would hold the whole 147 GB latent beside its eighth of the weights, more than an H200 has:
-the engine must run fewer ranks and more stages (TP 1 × 8 stages always holds what the 90 % rule counted).
+its layers and their cache, divide it. DeepSeek-V3 at 128K tokens × 16 requests (918 GB) fills 8 × H200 by that
+count, but at TP 8 each rank would hold the whole 147 GB latent beside its eighth of the weights, more than an H200
+has: the engine must run fewer ranks and more stages (TP 1 × 8 stages always holds what the count assumed).
 Fine-tuning and layer-split engines (llama.cpp, Ollama, MLX) repeat nothing per GPU.
 """
 
@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from models_catalog.architecture import ModelSpec
 
-from .fit import ParallelPlan, fits_per_gpu, tensor_parallel_degrees
+from .fit import GpuLike, ParallelPlan, budget_bytes, fits_per_gpu, tensor_parallel_degrees
 from .memory import estimate
 from .workload import Mode, Workload
 
@@ -24,28 +24,30 @@ from .workload import Mode, Workload
 TENSOR_PARALLEL_ENGINES = frozenset({"vllm", "sglang", "tensorrt-llm"})
 
 
-def rank_fit(spec: ModelSpec, workload: Workload, memory_bytes: int) -> Callable[[int, int], bool] | None:
-    """``fits(tp, n)``: whether each of n GPUs of ``memory_bytes`` holds its share of ``workload`` at tensor-parallel
-    degree tp (n = tp × stages), at 90 % fill; None where nothing is repeated per GPU (every split fits alike)."""
+def rank_fit(spec: ModelSpec, workload: Workload, gpu: GpuLike) -> Callable[[int, int], bool] | None:
+    """``fits(tp, n)``: whether each of n GPUs of type ``gpu`` holds its share of ``workload`` at tensor-parallel
+    degree tp (n = tp × stages) within the engine's budget; None where nothing is repeated per GPU (every split fits
+    alike)."""
     if workload.mode is not Mode.INFERENCE or workload.engine.lower() not in TENSOR_PARALLEL_ENGINES:
         return None
+    budget = budget_bytes(gpu, workload.engine)
     found: dict[tuple[int, int], bool] = {}
 
     def fits(tp: int, gpus: int) -> bool:
         if (tp, gpus) not in found:
             total = estimate(spec, replace(workload, tensor_parallel=tp)).total_bytes
-            found[(tp, gpus)] = fits_per_gpu(total, gpus, memory_bytes)
+            found[(tp, gpus)] = fits_per_gpu(total, gpus, budget)
         return found[(tp, gpus)]
 
     return fits
 
 
-def engine_plan(spec: ModelSpec, workload: Workload, memory_bytes: int, count: int) -> ParallelPlan:
-    """The split an engine runs for ``count`` GPUs of ``memory_bytes`` (the 90 % count) where no instance is named
+def engine_plan(spec: ModelSpec, workload: Workload, gpu: GpuLike, count: int) -> ParallelPlan:
+    """The split an engine runs for ``count`` GPUs of type ``gpu`` (gpus_needed's count) where no instance is named
     (the command line): the smallest tensor-parallel degree of at least ``count`` that the heads allow and whose ranks
     each hold their share (3 needed run as TP 4, 5 as TP 8); else the widest degree that holds, over as many pipeline
     stages as it takes (10 × H100 run as 8 × 2 on two nodes; DeepSeek-V3's latent at long context forces narrower)."""
-    fits = rank_fit(spec, workload, memory_bytes)
+    fits = rank_fit(spec, workload, gpu)
     allowed = tensor_parallel_degrees(spec.num_attention_heads, spec.num_kv_heads)
     for tp in allowed:
         if count <= tp and (fits is None or fits(tp, tp)):

@@ -1,6 +1,7 @@
 """Rank cloud offers for a memory need: the cheapest way to rent enough GPUs, per GPU type and per provider.
 
-The seed page's rule: fit the need at 90 % fill, at most 8 GPUs per node (``fit.gpus_needed``); an offer is an
+GPUs needed under the engine's budget on what each GPU's runtime reports, at most 8 per node (``fit.gpus_needed``;
+the seed page filled 90 % of the nameplate, ``fit.reference_gpus_needed``); an offer is an
 instance sold with certain GPU counts, so you rent the smallest allowed count that covers the GPUs needed and
 pay for all of it (8 × B200 billed where the memory needs 5). Cost per month is 730 hours of that instance.
 
@@ -34,6 +35,9 @@ class RankableGpu(Protocol):
 
     @property
     def memory_bytes(self) -> int: ...
+
+    @property
+    def capacity_bytes(self) -> int: ...
 
     @property
     def short_name(self) -> str: ...
@@ -159,11 +163,13 @@ def rank(
     *,
     pricing_kinds: Iterable[PricingKind] = DEFAULT_PRICING_KINDS,
     hours_per_month: int = HOURS_PER_MONTH,
+    engine: str = "vllm",
 ) -> Ranking:
     """Rank ``offers`` for a workload that needs ``need_bytes`` of GPU memory.
 
     ``gpus`` is the GPU catalog (offers for GPUs not in it are ignored). Only offers of ``pricing_kinds`` count
-    (on-demand by default, as the seed compares list prices).
+    (on-demand by default, as the seed compares list prices). GPU counts follow ``engine``'s budget rule
+    (fit.budget_bytes).
     """
     catalog = _gpu_index(gpus)
     kinds = frozenset(pricing_kinds)
@@ -183,7 +189,7 @@ def rank(
             info: tuple[str, str, int] | None = None
             if gpu is not None:
                 family, name = _family(gpu)
-                needed = gpus_needed(need_bytes, int(gpu.memory_bytes))
+                needed = gpus_needed(need_bytes, gpu, engine)
                 info = (family, name, needed)
                 counted = GpuCount(family, name, int(gpu.memory_bytes), needed, nodes_needed(needed))
                 if needed > MAX_GPUS_PER_NODE:
@@ -237,11 +243,11 @@ def _ordered(counts: Iterable[GpuCount]) -> tuple[GpuCount, ...]:
     return tuple(sorted(counts, key=lambda c: (c.gpus_needed, -c.memory_bytes, c.gpu_name)))
 
 
-def several_node_gpus(need_bytes: int, gpus: Iterable[RankableGpu]) -> tuple[GpuCount, ...]:
+def several_node_gpus(need_bytes: int, gpus: Iterable[RankableGpu], engine: str = "vllm") -> tuple[GpuCount, ...]:
     """The GPU types among ``gpus`` on which ``need_bytes`` takes more than one node of 8 GPUs."""
     found: dict[str, GpuCount] = {}
     for gpu in gpus:
-        needed = gpus_needed(need_bytes, int(gpu.memory_bytes))
+        needed = gpus_needed(need_bytes, gpu, engine)
         if needed > MAX_GPUS_PER_NODE:
             family, name = _family(gpu)
             found.setdefault(family, GpuCount(family, name, int(gpu.memory_bytes), needed, nodes_needed(needed)))

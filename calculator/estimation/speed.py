@@ -11,11 +11,12 @@ bandwidth or FLOPs figure yields ``None`` for what needs it and names the missin
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import Protocol, cast
 
 from models_catalog.architecture import AttentionKind, ModelSpec
 
 from .facts import spec_facts
+from .fit import GpuLike, budget_bytes
 from .memory import estimate
 from .precision import PRECISIONS, get_precision
 from .step_time import (
@@ -31,7 +32,6 @@ from .workload import Workload
 # The band shown around the point estimate: the validation target for decode per request (±25 %, issue 16),
 # rounded to ±20 % for the range readers see.
 BAND = 0.2
-FIT_SHARE = 0.9  # memory an engine may fill (fit.py's 0.9 × memory rule)
 
 
 class SpeedHardware(Protocol):
@@ -248,13 +248,13 @@ def _prefill_s(
 
 def max_concurrency(spec: ModelSpec, workload: Workload, hardware: object, gpu_count: int) -> int | None:
     """Requests of ``workload.context`` tokens whose KV cache fits beside the weights on ``gpu_count`` GPUs."""
-    memory = getattr(hardware, "memory_bytes", None)
-    if not memory:
+    if not getattr(hardware, "capacity_bytes", None):
         return None
+    budget = budget_bytes(cast(GpuLike, hardware), workload.engine)
     one = estimate(spec, replace(workload, concurrency=1))
     two = estimate(spec, replace(workload, concurrency=2))
     per_request = max(1, two.total_bytes - one.total_bytes)
-    room = FIT_SHARE * memory * max(1, gpu_count) - (one.total_bytes - per_request)
+    room = budget * max(1, gpu_count) - (one.total_bytes - per_request)
     return max(0, int(room // per_request))
 
 

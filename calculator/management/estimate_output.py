@@ -195,7 +195,7 @@ def write_text(out: OutputWrapper, request: Request, breakdown: Breakdown, rows:
     gpus = [row for row in rows if "count" in row]
     machines = [row for row in rows if "verdict" in row]
     if gpus:
-        out.write("GPUs needed at 90 % fill (≤ 8 per node):")
+        out.write("GPUs needed (≤ 8 per node; vLLM and SGLang fill 90 % of what each GPU's runtime reports):")
         for row in gpus:
             nodes = f", {row['nodes']} nodes" if row["nodes"] > 1 else ""
             tp, pp = row["tensor_parallel"], row.get("pipeline_parallel", 1)

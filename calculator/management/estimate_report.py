@@ -24,7 +24,6 @@ from calculator.estimation import (
     cost_per_hour,
     cost_per_million_tokens,
     cost_per_month,
-    cuda_visible_bytes,
     engine_capacity,
     estimate,
     gpus_needed,
@@ -82,9 +81,9 @@ def default_hardware() -> list[Hardware]:
 
 
 def gpu_row(total_bytes: int, gpu: GpuSpec, spec: ModelSpec, workload: Workload) -> dict[str, Any]:
-    count = gpus_needed(total_bytes, gpu.memory_bytes)
+    count = gpus_needed(total_bytes, gpu, workload.engine)
     # the split vLLM / SGLang run, as the model page's ranking does (placement.py: every rank holds its share)
-    plan = engine_plan(spec, workload, gpu.memory_bytes, count)
+    plan = engine_plan(spec, workload, gpu, count)
     return {
         "slug": gpu.slug,
         "name": gpu.short_name or gpu.name,
@@ -97,7 +96,7 @@ def gpu_row(total_bytes: int, gpu: GpuSpec, spec: ModelSpec, workload: Workload)
     }
 
 
-def machine_row(total_bytes: int, machine: Machine) -> dict[str, Any]:
+def machine_row(total_bytes: int, machine: Machine, engine: str) -> dict[str, Any]:
     """One machine: fits its GPU limit, fits after raising it (Macs: the sysctl value), or does not fit."""
     row: dict[str, Any] = {"slug": machine.slug, "name": machine.name, "memory_bytes": machine.memory_bytes}
     if machine.apple:
@@ -111,7 +110,7 @@ def machine_row(total_bytes: int, machine: Machine) -> dict[str, Any]:
             "wired_limit_mb": found.wired_limit_mb,
             "command": found.command,
         }
-    usable = usable_bytes(machine.memory_bytes)
+    usable = usable_bytes(machine.capacity_bytes, engine)
     verdict = "fits" if total_bytes <= usable else "no"
     return {
         **row,
@@ -123,11 +122,12 @@ def machine_row(total_bytes: int, machine: Machine) -> dict[str, Any]:
     }
 
 
-def machine_budget(machine: Machine) -> int:
-    """What the inverse questions may fill: a Mac's raised GPU limit, another box's memory at 90 %."""
+def machine_budget(machine: Machine, engine: str) -> int:
+    """What the inverse questions may fill: a Mac's raised GPU limit, another box's memory under the engine's
+    budget."""
     if machine.apple:
         return apple_fit(0, machine.memory_bytes).max_raised_limit_bytes
-    return usable_bytes(machine.memory_bytes)
+    return usable_bytes(machine.capacity_bytes, engine)
 
 
 def speed_json(request: Request, hardware: Hardware, count: int) -> dict[str, Any]:
@@ -158,7 +158,7 @@ def capacity_json(request: Request, gpu: GpuSpec, row: dict[str, Any], options: 
         precision=workload.precision,
         kv_dtype=workload.kv_dtype,
     )
-    found = engine_capacity(request.spec, cuda_visible_bytes(gpu.memory_gb), settings)
+    found = engine_capacity(request.spec, gpu.capacity_bytes, settings)
     return {
         "gpu": gpu.slug,
         "engine": found.engine,
@@ -260,7 +260,7 @@ def estimate_report(options: dict[str, Any]) -> EstimateReport:
     rows = []
     for index, item in enumerate(hardware or default_hardware()):
         row = (
-            machine_row(total, item)
+            machine_row(total, item, request.workload.engine)
             if isinstance(item, Machine)
             else gpu_row(total, item, request.spec, request.workload)
         )
@@ -297,7 +297,7 @@ def offload_answer(
     if options["ram_bandwidth"] is not None:
         bandwidth = float(parse_decimal("--ram-bandwidth", options["ram_bandwidth"], Decimal(10_000)))
     kwargs: dict[str, Any] = {
-        "gpu_memory_gb": gpu.memory_gb,
+        "gpu_capacity_bytes": gpu.capacity_bytes,
         "gpu_bandwidth_gbps": gpu.memory_bandwidth_gbps,
         "ram_bytes": ram,
         "gpus": count or 1,
@@ -409,7 +409,7 @@ def hardware_answers(
     """The questions asked of one named piece of hardware: inverse fits, speed, cost."""
     extra: dict[str, Any] = {}
     spec, workload = request.spec, request.workload
-    budget = machine_budget(hardware) if isinstance(hardware, Machine) else None
+    budget = machine_budget(hardware, workload.engine) if isinstance(hardware, Machine) else None
     inverse_gpus = 1 if isinstance(hardware, Machine) else count or 1
     if options["max_context"] or options["max_concurrency"]:
         extra["inverse_gpus"] = inverse_gpus

@@ -180,6 +180,11 @@ class Machine:
     def short_name(self) -> str:
         return self.name
 
+    @property
+    def capacity_bytes(self) -> int:
+        """The memory its GPU may address: the whole unified memory (the limits come on top)."""
+        return self.memory_bytes
+
 
 Hardware = GpuSpec | Machine
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import Any
 
-from calculator.estimation import Breakdown, Mode, Workload, usable_bytes
+from calculator.estimation import Breakdown, Mode, Workload, budget_bytes
 from calculator.estimation.applicability import choose_mode
 from calculator.estimation.builds import released_precision
 from calculator.page.inputs import PageInputs, precision_label
@@ -93,7 +93,7 @@ class PageWork:
 
     @cached_property
     def cheapest(self) -> Cheapest:
-        return Cheapest(self.inputs.offers, self.inputs.gpus, self.gpus.ranking)
+        return Cheapest(self.inputs.offers, self.inputs.gpus, self.gpus.ranking, self.workload.engine)
 
     @cached_property
     def needs(self) -> dict[tuple[Mode, str], int]:
@@ -135,7 +135,7 @@ def _rows(work: PageWork) -> tuple[BreakdownRow, ...]:
 
 def _summary(work: PageWork) -> Summary:
     largest = largest_datacenter_gpu(work.inputs.gpus)
-    smallest_gpu = smallest_single_gpu(work.need, work.inputs.gpus)
+    smallest_gpu = smallest_single_gpu(work.need, work.inputs.gpus, work.setting.engine)
     smallest_mode = Mode.INFERENCE
     smallest_label, smallest_need = work.local.options[0]
     if work.setting.mode is not Mode.INFERENCE:  # the smallest way to fine-tune, never an inference figure
@@ -148,7 +148,7 @@ def _summary(work: PageWork) -> Summary:
         smallest_label=smallest_label,
         smallest_mode=smallest_mode,
         cheapest=work.gpus.ranking.cheapest,
-        fits_one_gpu=largest is not None and work.need <= usable_bytes(largest.memory_bytes),
+        fits_one_gpu=largest is not None and work.need <= budget_bytes(largest, work.setting.engine),
         largest_gpu_name=largest.short_name if largest else "",
         smallest_gpu_name=smallest_gpu.short_name if smallest_gpu else "",
     )
@@ -217,7 +217,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("api", lambda w: hosted_section(w.inputs, w.gpus, w.spec, w.workload), "_api.html"),
     Section(
         "faq",
-        lambda w: faq_section(w.inputs.display_name, w.setting, w.needs, w.local, w.released),
+        lambda w: faq_section(w.inputs.display_name, w.setting, w.needs, w.local, w.released, w.inputs.gpus),
         "_faq.html",
     ),
 )

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from calculator.charts import Chart, context_chart
-from calculator.estimation import Mode, Workload, max_context, usable_bytes
+from calculator.estimation import Mode, Workload, budget_bytes, max_context
 from calculator.page.inputs import precision_label
 from calculator.state import PRESET_CONTEXTS, CalculatorState
 from models_catalog.architecture import ModelSpec
@@ -15,7 +15,7 @@ from pricing.gpus import GpuSpec
 from .gpus import gpu_index
 from .setting import MATRIX_PRECISIONS, PageEstimates, Setting
 
-# Budget lines on the context chart: common hardware by its usable memory (90 % fill, as the GPU counts).
+# Budget lines on the context chart: common hardware by what it offers the engine (fit.budget_bytes, as the GPU counts).
 BUDGET_GPUS: tuple[tuple[str, int], ...] = (("rtx-4090", 1), ("h100-sxm", 1), ("h200-sxm", 1), ("h100-sxm", 8))
 HEADROOM_GPU = "h200-sxm"
 
@@ -77,7 +77,7 @@ def context_section(
         gpu = index.get(slug)
         if gpu is not None:
             label = f"{count} × {gpu.short_name}" if count > 1 else gpu.short_name
-            budgets.append(BudgetLine(label, usable_bytes(gpu.memory_bytes) * count))
+            budgets.append(BudgetLine(label, budget_bytes(gpu, setting.engine) * count))
     headroom = None
     gpu = index.get(HEADROOM_GPU)
     if gpu is not None:
@@ -92,7 +92,7 @@ def _headroom(
 ) -> Headroom:
     """What one GPU leaves for the KV cache after weights and runtime: at the current precision, or else at the
     widest generic precision or published build that still fits it."""
-    usable = usable_bytes(gpu.memory_bytes)
+    usable = budget_bytes(gpu, setting.engine)
     candidates = [setting.precision] + [p for p in MATRIX_PRECISIONS if p != setting.precision]
     candidates += [key for key, build in estimates.builds.items() if build.file_size_bytes and key != setting.precision]
     fixed_by: list[tuple[int, str, Workload]] = []

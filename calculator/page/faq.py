@@ -7,15 +7,17 @@ API print these texts as they are.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from django.utils.translation import gettext
 
-from calculator.estimation import GB, Mode, gpus_needed, usable_bytes
+from calculator.estimation import Mode, budget_bytes, gpus_needed
 from calculator.formatting import format_day, format_gb, format_money
 from calculator.labels import requests_phrase
 from calculator.state import tokens_label
+from pricing.gpus import GpuSpec, gpu_by_slug
 
 from .local import Local, MacVerdict
 from .setting import Setting
@@ -39,7 +41,9 @@ class Faq:
         return next(item.answer for item in self.items if item.key == key)
 
 
-COUNT_SIZES_GB = (80, 48, 24)  # the GPU memory sizes "how many GPUs" answers for
+# the GPU types "how many GPUs" answers for, by their memory size (80, 48 and 24 GB), and the one it asks about
+COUNT_GPUS = ("h100-sxm", "l40s", "rtx-4090")
+ASKED_GPU = "h100-sxm"
 
 
 def faq_section(
@@ -48,6 +52,7 @@ def faq_section(
     needs: dict[tuple[Mode, str], int],
     local: Local,
     released: PrecisionCard,
+    gpus: Sequence[GpuSpec],
 ) -> Faq:
     """The questions in page order; ``needs`` holds the need of every mode and generic precision (the matrix),
     ``released`` inference at the precision the model ships in (which leads where it is not 16-bit), whose cheapest
@@ -57,7 +62,10 @@ def faq_section(
     fp16, int8, int4 = (needs[(Mode.INFERENCE, p)] for p in ("fp16", "int8", "int4"))
     narrower_release = released.precision != "fp16"
     lora, qlora, full = needs[(Mode.LORA, "fp16")], needs[(Mode.QLORA, "int4")], needs[(Mode.FULL, "fp16")]
-    usable_80 = usable_bytes(80 * GB)
+    by_slug = {g.slug: g for g in gpus}
+    asked = by_slug.get(ASKED_GPU) or gpu_by_slug(ASKED_GPU)
+    assert asked is not None, "the GPU catalog has the H100"
+    usable_80 = budget_bytes(asked, setting.engine)
     context, requests = tokens_label(setting.context), requests_phrase(setting.concurrency)
     smallest_mac = next((m for m in local.macs if m.verdict != "no"), None)
 
@@ -135,8 +143,9 @@ def faq_section(
 
     # counted at the precision the model is released in (FP16 for a 16-bit release)
     counts = ", ".join(
-        gettext("%(count)s × %(size)s GB") % {"count": gpus_needed(released.need_bytes, size * GB), "size": size}
-        for size in COUNT_SIZES_GB
+        gettext("%(count)s × %(size)s GB")
+        % {"count": gpus_needed(released.need_bytes, gpu, setting.engine), "size": f"{gpu.memory_gb:g}"}
+        for gpu in (by_slug[slug] for slug in COUNT_GPUS if slug in by_slug)
     )
     setting_words = {"context": context, "requests": requests, "precision": released.label}
     lead = (

@@ -6,7 +6,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from calculator.estimation import GpuCount, RankedOffer, Ranking, Workload, rank, several_node_gpus, speed, usable_bytes
+from calculator.estimation import (
+    GpuCount,
+    RankedOffer,
+    Ranking,
+    Workload,
+    budget_bytes,
+    rank,
+    reference_gpus_needed,
+    several_node_gpus,
+    speed,
+)
 from calculator.estimation.fit import ParallelPlan, plan_on_instance
 from calculator.estimation.placement import rank_fit
 from models_catalog.architecture import ModelSpec
@@ -40,8 +50,18 @@ class OfferRow:
 def instance_plan(row: RankedOffer, spec: ModelSpec, workload: Workload, gpu: GpuSpec | None) -> ParallelPlan:
     """The engine's split of ``spec`` over the GPUs of the instance ``row`` prices (``gpu``: its GPU type): the
     widest tensor-parallel degree whose ranks each hold their share (placement.py), pipeline stages for the rest."""
-    fits = rank_fit(spec, workload, gpu.memory_bytes) if gpu is not None else None
+    fits = rank_fit(spec, workload, gpu) if gpu is not None else None
     return plan_on_instance(row.instance_gpus, row.gpus_needed, spec.num_attention_heads, spec.num_kv_heads, fits)
+
+
+@dataclass(frozen=True, slots=True)
+class CountedOnCapacity:
+    """A GPU type whose count on what its runtime reports differs from the reference page's 90 % of the nameplate."""
+
+    gpu_name: str
+    capacity_bytes: int
+    count: int
+    reference_count: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +76,7 @@ class Gpus:
     any_low_confidence: bool
     stale_by_gpu: StaleOffers | None  # said once above each table, not on every row
     stale_by_provider: StaleOffers | None
+    counted_on_capacity: tuple[CountedOnCapacity, ...] = ()  # the ranked types whose count the capacity rule changed
 
 
 def gpu_index(gpus: Sequence[GpuSpec]) -> dict[str, GpuSpec]:
@@ -85,7 +106,7 @@ def _offer_rows(
 def gpus_section(
     need: int, spec: ModelSpec, workload: Workload, offers: Sequence[OfferRecord], gpus: Sequence[GpuSpec]
 ) -> Gpus:
-    ranking = rank(need, offers, gpus)
+    ranking = rank(need, offers, gpus, engine=workload.engine)
     index = gpu_index(gpus)
     shown = [*ranking.by_gpu, *ranking.by_provider]
     captures = [capture_day(r.offer.captured_at) for r in shown if r.offer.captured_at]
@@ -94,13 +115,28 @@ def gpus_section(
         by_gpu=_offer_rows(ranking.by_gpu, spec, workload, index),
         by_provider=_offer_rows(ranking.by_provider, spec, workload, index),
         ranking=ranking,
-        several_nodes=several_node_gpus(need, [g for g in gpus if g.segment in INVERSE_GPU_SEGMENTS]),
+        several_nodes=several_node_gpus(need, [g for g in gpus if g.segment in INVERSE_GPU_SEGMENTS], workload.engine),
         newest_capture=max(captures) if captures else None,
         any_stale=any(r.offer.stale for r in shown),
         any_low_confidence=any(r.offer.confidence == "low" for r in shown),
         stale_by_gpu=stale_offers([r.offer for r in ranking.by_gpu]),
         stale_by_provider=stale_offers([r.offer for r in ranking.by_provider]),
+        counted_on_capacity=_counted_on_capacity(ranking.by_gpu, need, index),
     )
+
+
+def _counted_on_capacity(
+    rows: Sequence[RankedOffer], need: int, gpus: dict[str, GpuSpec]
+) -> tuple[CountedOnCapacity, ...]:
+    found = []
+    for row in rows:
+        gpu = gpus.get(row.offer.gpu_slug)
+        if gpu is None:
+            continue
+        reference = reference_gpus_needed(need, gpu.memory_bytes)
+        if reference != row.gpus_needed:
+            found.append(CountedOnCapacity(row.gpu_name, gpu.capacity_bytes, row.gpus_needed, reference))
+    return tuple(found)
 
 
 def capture_day(moment: date | datetime) -> date:
@@ -113,10 +149,8 @@ def largest_datacenter_gpu(gpus: Sequence[GpuSpec]) -> GpuSpec | None:
     return max(rentable, key=lambda g: g.memory_bytes) if rentable else None
 
 
-def smallest_single_gpu(need: int, gpus: Sequence[GpuSpec]) -> GpuSpec | None:
+def smallest_single_gpu(need: int, gpus: Sequence[GpuSpec], engine: str) -> GpuSpec | None:
     fitting = [
-        g
-        for g in gpus
-        if g.segment in ("datacenter", "workstation", "consumer") and need <= usable_bytes(g.memory_bytes)
+        g for g in gpus if g.segment in ("datacenter", "workstation", "consumer") and need <= budget_bytes(g, engine)
     ]
     return min(fitting, key=lambda g: (g.memory_bytes, g.slug)) if fitting else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from calculator.estimation import GIB, Mode, apple_fit, max_concurrency, max_context, usable_bytes
+from calculator.estimation import GIB, Mode, apple_fit, budget_bytes, max_concurrency, max_context
 from calculator.page.inputs import precision_label
 from calculator.state import MAC_PREFIX, CalculatorState
 from models_catalog.architecture import ModelSpec
@@ -34,12 +34,17 @@ class UnifiedMemory:
     memory_bytes: int
     budget_bytes: int
 
+    @property
+    def capacity_bytes(self) -> int:
+        """A Mac's GPU holds what its (raised) limit allows."""
+        return self.budget_bytes
+
 
 @dataclass(frozen=True, slots=True)
 class Inverse:
     label: str  # "H200 141GB" or "Mac with 128 GB"
     is_mac: bool
-    budget_bytes: int  # what the fits were checked against: 90 % of each GPU, or a Mac's raised GPU limit
+    budget_bytes: int  # what the fits were checked against: each GPU's budget for the engine, or a Mac's raised limit
     count: int
     context: int
     concurrency: int
@@ -60,7 +65,7 @@ def inverse_section(
         return None
     if not is_mac:
         label = hardware.short_name if isinstance(hardware, GpuSpec) else hardware.name
-        budget = usable_bytes(hardware.memory_bytes) * count
+        budget = budget_bytes(hardware, state.engine) * count
     rows = []
     for precision in INVERSE_PRECISIONS:
         workload = estimates.workload(state, Mode.INFERENCE, precision)

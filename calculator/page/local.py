@@ -133,15 +133,20 @@ RIG_ROWS: Kept[RigRow] = Kept("rig-row", where=PROCESS, max_entries=4096)
 def _rig_row(spec: ModelSpec, file_type: str, state: CalculatorState, gpu: GpuSpec) -> RigRow:
     """One file type on the reader's machine, kept per everything it reads."""
     workload = Workload(precision=file_type, context=state.context, concurrency=state.concurrency, engine="llama.cpp")
-    machine = (gpu.memory_gb, gpu.memory_bandwidth_gbps, state.ram, state.rig_gpus)
+    machine = (gpu.capacity_bytes, gpu.memory_bandwidth_gbps, state.ram, state.rig_gpus)
     return RIG_ROWS.get(lambda: _placed(spec, workload, *machine), spec, workload, machine)
 
 
 def _placed(
-    spec: ModelSpec, workload: Workload, memory_gb: float, bandwidth_gbps: float | None, ram_gib: int, gpus: int
+    spec: ModelSpec, workload: Workload, capacity_bytes: int, bandwidth_gbps: float | None, ram_gib: int, gpus: int
 ) -> RigRow:
     verdict = offload_verdict(
-        spec, workload, gpu_memory_gb=memory_gb, gpu_bandwidth_gbps=bandwidth_gbps, ram_bytes=ram_gib * GIB, gpus=gpus
+        spec,
+        workload,
+        gpu_capacity_bytes=capacity_bytes,
+        gpu_bandwidth_gbps=bandwidth_gbps,
+        ram_bytes=ram_gib * GIB,
+        gpus=gpus,
     )
     split = verdict.split
     return RigRow(

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from calculator.estimation import GIB, Mode, Workload, apple_fit, estimate, gpus_needed, usable_bytes
+from calculator.estimation import GIB, Mode, Workload, apple_fit, budget_bytes, estimate, gpus_needed
 from calculator.estimation.builds import released_precision
 from calculator.page.inputs import Build, precision_label
 from calculator.state import MAC_MEMORY_GIB, MAC_PREFIX
@@ -43,8 +43,8 @@ class Hardware:
     name: str
     gpu: GpuSpec | None
     mac_gib: int | None
-    budget_bytes: int  # what one unit may hold: 90 % of a GPU, or a Mac's GPU limit after raising it
-    default_budget_bytes: int  # a Mac's out-of-the-box GPU limit; a GPU's 90 % again
+    budget_bytes: int  # what one unit may hold: a GPU's budget for the engine, or a Mac's GPU limit after raising it
+    default_budget_bytes: int  # a Mac's out-of-the-box GPU limit; a GPU's budget again
     engine: str  # the engine we size for: vLLM on datacenter GPUs, llama.cpp on cards and Macs people own
 
     @property
@@ -72,7 +72,7 @@ def hardware_for(key: str, gpus: Sequence[GpuSpec]) -> Hardware | None:
     if gpu is None or gpu.segment == "apple":
         return None
     engine = engine_for(gpu)
-    usable = usable_bytes(gpu.memory_bytes)
+    usable = budget_bytes(gpu, engine)
     return Hardware(key, gpu.short_name, gpu, None, usable, usable, engine)
 
 
@@ -90,7 +90,7 @@ class Option:
     need_bytes: int
     fits: bool  # on one unit (after raising a Mac's limit)
     fits_default: bool  # without raising a Mac's limit
-    units: int  # GPUs of this type it needs at 90 % fill (1 for a Mac that holds it, 0 when it does not)
+    units: int  # GPUs of this type it needs (fit.gpus_needed; 1 for a Mac that holds it, 0 when it does not)
 
 
 def option_workload(option: str, builds: dict[str, Build], engine: str, **changes: Any) -> Workload:
@@ -143,7 +143,7 @@ def verdict_on(
         need = estimate(spec, workload).total_bytes
         units = 0
         if hardware.gpu is not None:
-            units = gpus_needed(need, hardware.gpu.memory_bytes)
+            units = gpus_needed(need, hardware.gpu, hardware.engine)
         elif need <= hardware.budget_bytes:
             units = 1
         options.append(

@@ -91,11 +91,11 @@ def setting_for(state: CalculatorState, builds: Sequence[Build]) -> Setting:
 class Cheapest:
     """The cheapest configuration for a need, ranked once per distinct need on a page."""
 
-    def __init__(self, offers: Sequence[OfferRecord], gpus: Sequence[GpuSpec], known: Ranking) -> None:
-        self.offers, self.gpus = offers, gpus
+    def __init__(self, offers: Sequence[OfferRecord], gpus: Sequence[GpuSpec], known: Ranking, engine: str) -> None:
+        self.offers, self.gpus, self.engine = offers, gpus, engine
         self._found: dict[int, RankedOffer | None] = {known.need_bytes: known.cheapest}
 
     def __call__(self, need: int) -> RankedOffer | None:
         if need not in self._found:
-            self._found[need] = rank(need, self.offers, self.gpus).cheapest
+            self._found[need] = rank(need, self.offers, self.gpus, engine=self.engine).cheapest
         return self._found[need]

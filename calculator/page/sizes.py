@@ -131,10 +131,10 @@ def build_rows(
         need = None
         if build.file_size_bytes:
             _, need = estimates.need(estimates.workload(state, Mode.INFERENCE, build.key))
-        one = smallest_single_gpu(need, gpus) if need else None
+        one = smallest_single_gpu(need, gpus, state.engine) if need else None
         count = None
         if need and one is None and h100 is not None:
-            count = GpuCount(fit(need, h100).count, h100.short_name)
+            count = GpuCount(fit(need, h100, state.engine).count, h100.short_name)
         rows.append(
             BuildRow(
                 build=build,

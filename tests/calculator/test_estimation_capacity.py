@@ -8,10 +8,10 @@ import pytest
 from calculator.estimation import GIB
 from calculator.estimation.capacity import (
     EngineSettings,
-    cuda_visible_bytes,
     engine_capacity,
     kv_tokens_from_memory,
 )
+from pricing.gpus import gpu_by_slug
 from tests.calculator.estimation_specs import hub_spec
 
 H100_TOTAL = round(79.18 * GIB)  # what CUDA reports for an H100 80GB (§4.1 [S8])
@@ -67,5 +67,6 @@ def test_sglang_sizes_its_pool_per_token_without_blocks():
     assert capacity.kv_cache_tokens == int(capacity.kv_cache_bytes // 131_072)
 
 
-def test_cuda_reports_79_18_gib_for_an_80_gb_h100():
-    assert cuda_visible_bytes(80) == H100_TOTAL
+def test_the_recorded_h100_total_is_what_vllm_logs_as_total_gpu_memory():
+    # gpu-capacity.json's CUDA total for an H100 80GB, 79.20 GiB, against vLLM's 79.18 GiB in the llm-d log (§4.1)
+    assert gpu_by_slug("h100-sxm").capacity_bytes == pytest.approx(H100_TOTAL, rel=0.001)

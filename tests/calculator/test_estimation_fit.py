@@ -24,8 +24,11 @@ from calculator.estimation import (
     gpus_needed,
     max_concurrency,
     max_context,
+    reference_gpus_needed,
     speed,
     tensor_parallel_size,
+    units_needed,
+    usable_bytes,
 )
 from tests.calculator.estimation_specs import hub_spec, llama_31_8b
 
@@ -38,21 +41,40 @@ class Gpu:
     memory_bandwidth_gbps: float | None = None
     bf16_dense_tflops: float | None = None
     fp8_dense_tflops: float | None = None
+    capacity_bytes: int = 0  # what the runtime reports; tests give round figures
 
 
-H100 = Gpu("h100-sxm", "NVIDIA H100 SXM 80GB", 80 * GB, 3350, 989, 1979)  # gpus.json h100-sxm
+# gpus.json h100-sxm; CUDA reports 85,045,477,376 bytes (gpu-capacity.json), here rounded to 85 GB
+H100 = Gpu("h100-sxm", "NVIDIA H100 SXM 80GB", 80 * GB, 3350, 989, 1979, capacity_bytes=85 * GB)
+H100_BUDGET = 85 * GB * 9 // 10  # vLLM at --gpu-memory-utilization 0.9
 
 
-def test_gpus_needed_fills_each_gpu_to_90_percent():
-    assert gpus_needed(72 * GB, 80 * GB) == 1
-    assert gpus_needed(72 * GB + 1, 80 * GB) == 2
-    assert gpus_needed(0, 80 * GB) == 1
+def test_gpus_needed_fills_each_gpu_to_90_percent_of_what_the_runtime_reports():
+    assert usable_bytes(85 * GB) == H100_BUDGET == 76_500_000_000
+    assert gpus_needed(H100_BUDGET, H100) == 1
+    assert gpus_needed(H100_BUDGET + 1, H100) == 2
+    assert gpus_needed(0, H100) == 1
+    assert units_needed(3 * H100_BUDGET, H100_BUDGET) == 3
+
+
+def test_llama_cpp_fills_the_whole_gpu_because_its_need_carries_the_fit_margin():
+    # overhead.py counts llama.cpp's 1 GiB auto-fit margin in the need; vLLM leaves 10 % for CUDA graphs and peaks
+    assert usable_bytes(85 * GB, "llama.cpp") == 85 * GB
+    assert gpus_needed(80 * GB, H100, "llama.cpp") == 1
+    assert gpus_needed(80 * GB, H100, "vllm") == 2
+
+
+def test_the_reference_rule_counts_90_percent_of_the_nameplate():
+    assert reference_gpus_needed(72 * GB, 80 * GB) == 1
+    assert reference_gpus_needed(72 * GB + 1, 80 * GB) == 2
+    assert reference_gpus_needed(0, 80 * GB) == 1
 
 
 def test_fit_reports_count_nodes_and_headroom():
     result = fit(700 * GB, H100)
     assert (result.count, result.nodes, result.fits_one_node) == (10, 2, False)
-    assert result.headroom_bytes == 10 * 72 * GB - 700 * GB
+    assert result.budget_bytes == H100_BUDGET
+    assert result.headroom_bytes == 10 * H100_BUDGET - 700 * GB
 
 
 def test_tensor_parallel_rounds_up_to_a_divisor_of_the_heads():
@@ -82,7 +104,7 @@ def test_max_context_is_the_largest_that_fits_and_one_more_does_not():
     workload = Workload()
     best = max_context(spec, workload, H100)
     assert 0 < best < 131_072 or best == 131_072
-    budget = 72 * GB
+    budget = H100_BUDGET
     assert estimate(spec, Workload(context=best)).total_bytes <= budget
     if best < spec.max_context:
         assert estimate(spec, Workload(context=best + 1)).total_bytes > budget
@@ -93,8 +115,8 @@ def test_max_concurrency_answers_how_many_requests_of_a_context_fit():
     workload = Workload(context=16_000)
     most = max_concurrency(spec, workload, H100, gpu_count=2)
     assert most >= 1
-    assert estimate(spec, Workload(context=16_000, concurrency=most)).total_bytes <= 2 * 72 * GB
-    assert estimate(spec, Workload(context=16_000, concurrency=most + 1)).total_bytes > 2 * 72 * GB
+    assert estimate(spec, Workload(context=16_000, concurrency=most)).total_bytes <= 2 * H100_BUDGET
+    assert estimate(spec, Workload(context=16_000, concurrency=most + 1)).total_bytes > 2 * H100_BUDGET
 
 
 def test_model_that_does_not_fit_has_no_context():
@@ -116,7 +138,7 @@ def test_moe_decode_reads_only_the_experts_a_step_touches():
 
 
 def test_speed_is_unknown_without_bandwidth():
-    result = speed(llama_31_8b(), Workload(), Gpu("x", "X", 80 * GB))
+    result = speed(llama_31_8b(), Workload(), Gpu("x", "X", 80 * GB, capacity_bytes=85 * GB))
     assert result.decode_tokens_per_s_low is None and result.bound == "unknown"
 
 

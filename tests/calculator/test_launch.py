@@ -189,7 +189,7 @@ def verdicts(model: str) -> dict[str, tuple[str, str]]:
     local = best_quant_verdict(
         spec,
         Workload(engine="llama.cpp"),
-        gpu_memory_gb=rtx.memory_gb,
+        gpu_capacity_bytes=rtx.capacity_bytes,
         gpu_bandwidth_gbps=rtx.memory_bandwidth_gbps,
         ram_bytes=128 * GIB,
     )

@@ -22,6 +22,11 @@ from models_catalog.specs import spec_from_recorded_folder
 HUB = Path(__file__).resolve().parents[2] / "models_catalog" / "data" / "hub"
 
 
+def cap(memory_gb: float) -> int:
+    """A card's runtime total for these tests: the H100's share of its nameplate, 79.18 of 80 GiB."""
+    return round(memory_gb * GIB * 79.18 / 80)
+
+
 def spec(model: str) -> ModelSpec:
     return spec_from_recorded_folder(HUB / model)
 
@@ -95,13 +100,18 @@ def test_mmproj_and_draft_count_on_the_gpu_when_used():
 def test_best_split_prefers_the_gpu_then_experts_then_layers():
     qwen = spec("Qwen/Qwen3-30B-A3B")
     w = workload("Q4_K_M")
-    on_h100, fits = best_split(qwen, w, gpu_memory_gb=80, ram_bytes=64 * GIB)
+    on_h100, fits = best_split(qwen, w, gpu_capacity_bytes=cap(80), ram_bytes=64 * GIB)
     assert fits and on_h100.placement is Placement.GPU
-    on_8gb, fits = best_split(qwen, w, gpu_memory_gb=8, ram_bytes=64 * GIB)
+    on_8gb, fits = best_split(qwen, w, gpu_capacity_bytes=cap(8), ram_bytes=64 * GIB)
     assert fits and on_8gb.placement in (Placement.N_CPU_MOE, Placement.EXPERTS_CPU)
-    ollama, fits = best_split(qwen, w, gpu_memory_gb=8, ram_bytes=64 * GIB, experts_allowed=False)
+    ollama, fits = best_split(qwen, w, gpu_capacity_bytes=cap(8), ram_bytes=64 * GIB, experts_allowed=False)
     assert fits and ollama.placement is Placement.LAYERS
-    nothing, fits = best_split(spec("deepseek-ai/DeepSeek-V3"), w, gpu_memory_gb=24, ram_bytes=64 * GIB)
+    nothing, fits = best_split(
+        spec("deepseek-ai/DeepSeek-V3"),
+        w,
+        gpu_capacity_bytes=cap(24),
+        ram_bytes=64 * GIB,
+    )
     assert not fits and nothing.placement is Placement.NONE
     order = [s.placement for s in candidate_splits(qwen, w)]
     assert order.index(Placement.GPU) < order.index(Placement.EXPERTS_CPU) < order.index(Placement.LAYERS)
@@ -129,12 +139,20 @@ def test_ram_budget_leaves_the_system_its_share():
 def test_largest_quant_that_fits_a_4090_and_128_gib():
     qwen = spec("Qwen/Qwen3-30B-A3B")
     verdict = best_quant_verdict(
-        qwen, workload("Q4_K_M"), gpu_memory_gb=24, gpu_bandwidth_gbps=1008, ram_bytes=128 * GIB
+        qwen,
+        workload("Q4_K_M"),
+        gpu_capacity_bytes=cap(24),
+        gpu_bandwidth_gbps=1008,
+        ram_bytes=128 * GIB,
     )
     assert verdict.fits and verdict.split.ftype == "Q8_0"
     assert verdict.split.per_gpu_bytes <= verdict.gpu_budget_bytes
     gpt = best_quant_verdict(
-        spec("openai/gpt-oss-120b"), workload("Q4_K_M"), gpu_memory_gb=24, gpu_bandwidth_gbps=1008, ram_bytes=128 * GIB
+        spec("openai/gpt-oss-120b"),
+        workload("Q4_K_M"),
+        gpu_capacity_bytes=cap(24),
+        gpu_bandwidth_gbps=1008,
+        ram_bytes=128 * GIB,
     )
     assert gpt.split.ftype == "MXFP4_MOE" and gpt.fits
 
@@ -153,8 +171,8 @@ def test_bisected_best_split_is_the_first_split_of_the_full_scan_that_fits(model
         splits = candidate_splits(m, w, gpus=1)
         for gpu_gb in (8, 12, 24, 48, 80):
             for ram_gib in (0, 16, 64, 128, 512):
-                found, fits = best_split(m, w, gpu_memory_gb=gpu_gb, ram_bytes=ram_gib * GIB)
-                budget = (gpu_budget_bytes(gpu_gb), ram_budget_bytes(ram_gib * GIB))
+                found, fits = best_split(m, w, gpu_capacity_bytes=cap(gpu_gb), ram_bytes=ram_gib * GIB)
+                budget = (gpu_budget_bytes(cap(gpu_gb)), ram_budget_bytes(ram_gib * GIB))
                 scanned = next((s for s in splits if _fits(s, *budget)), None)
                 if scanned is None:
                     assert not fits and found.placement is Placement.NONE

@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 
 from calculator.estimation import Mode, Workload
-from calculator.estimation.fit import fits_per_gpu, gpus_needed, plan_on_instance
+from calculator.estimation.fit import budget_bytes, fits_per_gpu, gpus_needed, plan_on_instance
 from calculator.estimation.memory import estimate
 from calculator.estimation.placement import rank_fit
 from calculator.validation.kv import HUB
@@ -33,10 +33,10 @@ def _gpu(slug: str):
 
 def test_tp8_would_overflow_each_h200_so_the_plan_runs_fewer_ranks_and_more_stages():
     spec, h200 = spec_from_recorded_folder(HUB / DEEPSEEK), _gpu("h200-sxm")
-    assert gpus_needed(estimate(spec, LONG).total_bytes, h200.memory_bytes) == 8  # the 90 % rule on the whole
+    assert gpus_needed(estimate(spec, LONG).total_bytes, h200) == 7  # the count on the whole need (918 GB)
     at_tp8 = estimate(spec, Workload(precision="fp8", context=131072, concurrency=16, tensor_parallel=8))
-    assert not fits_per_gpu(at_tp8.total_bytes, 8, h200.memory_bytes)
-    fits = rank_fit(spec, LONG, h200.memory_bytes)
+    assert not fits_per_gpu(at_tp8.total_bytes, 8, budget_bytes(h200))
+    fits = rank_fit(spec, LONG, h200)
     plan = plan_on_instance(8, 8, spec.num_attention_heads, spec.num_kv_heads, fits)
     assert plan.tensor_parallel < 8 and plan.gpus_run == 8 and fits is not None
     assert fits(plan.tensor_parallel, plan.gpus_run)
@@ -57,10 +57,10 @@ def test_tp8_would_overflow_each_h200_so_the_plan_runs_fewer_ranks_and_more_stag
 @pytest.mark.parametrize("slug", ["h100-sxm", "h200-sxm", "mi300x", "b200"])
 def test_every_split_on_every_instance_size_fits_each_gpu(hub_id, workload, slug):
     spec, gpu = spec_from_recorded_folder(HUB / hub_id), _gpu(slug)
-    need = gpus_needed(estimate(spec, workload).total_bytes, gpu.memory_bytes)
+    need = gpus_needed(estimate(spec, workload).total_bytes, gpu)
     if need > 8:
         return
-    fits = rank_fit(spec, workload, gpu.memory_bytes)
+    fits = rank_fit(spec, workload, gpu)
     assert fits is not None
     for instance in range(need, 9):
         plan = plan_on_instance(instance, need, spec.num_attention_heads, spec.num_kv_heads, fits)
@@ -69,8 +69,8 @@ def test_every_split_on_every_instance_size_fits_each_gpu(hub_id, workload, slug
 
 def test_layer_split_engines_and_fine_tuning_repeat_nothing_per_gpu():
     spec, h200 = spec_from_recorded_folder(HUB / DEEPSEEK), _gpu("h200-sxm")
-    assert rank_fit(spec, Workload(precision="q4_k_m", engine="llama.cpp"), h200.memory_bytes) is None
-    assert rank_fit(spec, Workload(mode=Mode.LORA, precision="fp16"), h200.memory_bytes) is None
+    assert rank_fit(spec, Workload(precision="q4_k_m", engine="llama.cpp"), h200) is None
+    assert rank_fit(spec, Workload(mode=Mode.LORA, precision="fp16"), h200) is None
 
 
 @pytest.mark.django_db
@@ -89,10 +89,11 @@ def test_the_page_prices_runs_and_launches_the_split_that_fits(client):
 
 
 def test_the_command_line_runs_the_split_the_page_runs():
-    """DeepSeek-V3 at 128K × 16 on H200: the command line's row and its vLLM command give the page's 1 × 8 stages."""
+    """DeepSeek-V3 at 128K × 16 on H200: 7 hold the 918 GB, but TP 8 overflows each rank and 7 split no heads evenly:
+    the command line's row and its vLLM command run TP 2 × 4 stages on 8 GPUs, as the page's ranking does."""
     data = run(DEEPSEEK, "--context", "128K", "--concurrency", "16", "--gpu", "h200-sxm", "--launch", "vllm")
     row = data["gpus"][0]
-    assert (row["count"], row["tensor_parallel"], row["pipeline_parallel"]) == (8, 1, 8)
-    assert "--pipeline-parallel-size 8" in data["launch"]["command"]
-    assert "--tensor-parallel-size" not in data["launch"]["command"]
+    assert (row["count"], row["tensor_parallel"], row["pipeline_parallel"]) == (7, 2, 4)
+    assert "--pipeline-parallel-size 4" in data["launch"]["command"]
+    assert "--tensor-parallel-size 2" in data["launch"]["command"]
     assert "engine_capacity" not in row  # a stage-split start-up is not modelled, so no capacity line is printed

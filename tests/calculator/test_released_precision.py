@@ -123,7 +123,8 @@ def test_faq_counts_gpus_at_the_released_precision(client, site):
     released = format_gb(run("openai/gpt-oss-120b")["total_bytes"]).replace("\xa0", " ")
     assert answers["count"].startswith("At MXFP4 as released, with 8K tokens of context and 1 concurrent request:")
     assert "259 GB" not in answers["count"] and "259 GB" not in answers["h100"]
-    assert answers["h100"].endswith(f"at MXFP4 as released it needs about {released}.")
+    # 75 GB fits the 76.5 GB vLLM fills of the 85.0 GB CUDA reports for an H100 (it did not fit 90 % of 80 GB)
+    assert answers["h100"] == f"Yes, at MXFP4 as released (about {released})."
     llama = parse(client.get("/en/models/meta-llama/Llama-3.1-8B-Instruct/faq/").content)
     assert llama.one("dd", data_faq="count").text.startswith("At FP16 with 8K tokens")  # a 16-bit release
 

@@ -15,8 +15,6 @@ from django.db import DatabaseError
 
 from calculator.estimation import estimate, speed
 from calculator.estimation.cost import cost_per_million_tokens
-from calculator.estimation.fit import plan_on_instance
-from calculator.estimation.placement import rank_fit
 from calculator.estimation.ranking import RankedOffer, Ranking, rank
 from calculator.management.options import (
     Request,
@@ -28,6 +26,7 @@ from calculator.management.options import (
     read_request,
     usage_error,
 )
+from calculator.page.gpus import instance_plan
 from pricing.gpus import BYTES_PER_GB, GpuSpec, gpu_by_slug, load_gpus
 from pricing.offers import PRICING_KINDS, as_pricing_kind
 from pricing.selectors import current_offers
@@ -138,7 +137,8 @@ class Command(BaseCommand):
                 "the database has no price tables yet: run `manage.py migrate`, then `manage.py load_prices`"
             ) from None
         gpus = load_gpus()
-        ranking = rank(need_bytes, offers, gpus, pricing_kinds=kinds)
+        engine = request.workload.engine if request is not None else "vllm"
+        ranking = rank(need_bytes, offers, gpus, pricing_kinds=kinds, engine=engine)
         speeds = _speeds(request, ranking) if request is not None else {}
         if options["json"]:
             data = ranking_json(ranking, speeds)
@@ -192,8 +192,7 @@ def _speeds(request: Request, ranking: Ranking) -> dict[Key, Speed]:
     for row in (*ranking.by_gpu, *ranking.by_provider):
         gpu: GpuSpec | None = gpu_by_slug(row.offer.gpu_slug)
         # as the page: the engine's split over the priced instance, per request the speed at its TP degree
-        fits = rank_fit(spec, workload, gpu.memory_bytes) if gpu is not None else None
-        plan = plan_on_instance(row.instance_gpus, row.gpus_needed, spec.num_attention_heads, spec.num_kv_heads, fits)
+        plan = instance_plan(row, spec, workload, gpu)
         running = plan.tensor_parallel
         if (row.offer.gpu_slug, running) not in rates:
             tokens = None
