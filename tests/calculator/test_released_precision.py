@@ -15,10 +15,13 @@ from django.core.management import call_command
 
 from calculator.estimation import Workload, estimate
 from calculator.estimation.builds import released_precision
+from calculator.estimation.ranking import rank
 from calculator.formatting import format_gb
 from calculator.views_hardware import MAX_COMPARED as COMPARED
 from models_catalog import services
 from models_catalog.specs import spec_from_recorded_folder
+from pricing.gpus import load_gpus
+from pricing.offers import OfferRecord
 from tests.calculator.estimate_cli import run
 from tests.models_catalog.html import parse
 from tests.support import module_rows
@@ -138,3 +141,15 @@ def test_can_it_run_never_answers_wider_than_the_release(client, site):
     assert "sysctl" not in verdict.text
     assert page.one("tr", data_option="fp16")  # still in the table
     assert page.select("tr", data_option="fp8") == []
+
+
+def test_gpt_oss_at_32k_by_8_under_llama_cpp_fits_one_h100_as_cuda_reports_it(site):
+    """75 GB: more than 90 % of the 80 GB on the box (72 GB), which counted 2 × H100, but llama.cpp fills what it
+    needs of the 85.0 GB CUDA reports (its 1 GiB margin is in the need). The command line and the API say 1."""
+    args = ("--context", "32K", "--concurrency", "8", "--engine", "llama.cpp", "--gpu", "h100-sxm")
+    data = run("openai/gpt-oss-120b", *args)
+    assert 72e9 < data["total_bytes"] < 80e9
+    assert data["gpus"][0]["count"] == 1
+    sold = OfferRecord("p", "P", "h100-sxm", "1-8x H100", (1, 2, 4, 8), 2.0)
+    ranked = rank(data["total_bytes"], [sold], load_gpus(), engine="llama.cpp").cheapest
+    assert ranked is not None and (ranked.gpus_needed, ranked.instance_gpus) == (1, 1)
