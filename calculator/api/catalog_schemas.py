@@ -4,7 +4,7 @@ calculator's query and answer are in ``calculator.api.schemas``)."""
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Any
+from typing import Any, Literal
 
 from ninja import Field, Schema
 
@@ -63,7 +63,14 @@ class GpuOut(Schema):
     vendor: str
     architecture: str
     segment: str
-    memory_bytes: int
+    memory_bytes: int = Field(..., description="memory as marketed, decimal bytes")
+    capacity_bytes: int = Field(..., description="total memory as the runtime (CUDA / ROCm) reports it")
+    capacity_basis: Literal["reported", "nvidia-smi", "nameplate"] = Field(
+        ...,
+        description="reported: the runtime's own total from a public log; nvidia-smi: the driver's total less the "
+        "median gap to CUDA's (estimated); nameplate: estimated from the marketed size",
+    )
+    capacity_source: str | None = Field(..., description="the public log the total was read from")
     memory_bandwidth_gbps: float | None
     bf16_dense_tflops: float | None
     fp8_dense_tflops: float | None

@@ -243,6 +243,13 @@ def test_gpus_and_their_offers_with_capture_dates(client, seed_site):
     gpus = _json(client.get("/api/v1/gpus"))
     assert {"mi300x", "h100-sxm"} <= {g["slug"] for g in gpus}
     assert all(isinstance(g["memory_bytes"], int) for g in gpus)
+    h100 = next(g for g in gpus if g["slug"] == "h100-sxm")
+    assert (h100["memory_bytes"], h100["capacity_bytes"], h100["capacity_basis"]) == (
+        80 * 10**9,
+        85_045_477_376,
+        "reported",
+    )
+    assert h100["capacity_source"].startswith("https://github.com/")
 
     offers = _json(client.get("/api/v1/gpus/mi300x/offers"))
     assert offers and all(o["captured_at"] and o["price_per_gpu_hour_usd"] > 0 for o in offers)

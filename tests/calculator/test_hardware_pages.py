@@ -49,6 +49,11 @@ def test_gpu_index_groups_gpus_and_shows_the_cheapest_current_price(client, site
 
 def test_gpu_page_lists_offers_with_dates_and_which_models_fit(client, site):
     page = _page(client, "/en/gpus/mi300x/")
+    capacity = page.one("dd", data_spec="capacity")
+    assert capacity.attrs["data-bytes"] == "206141652992"  # ROCm's VRAM total, linked to the log it was read from
+    assert capacity.one("a").attrs["href"].startswith("https://github.com/ROCm/")
+    assert "estimated" not in capacity.text
+    assert "estimated from the size on the box" in _page(client, "/en/gpus/b300/").one("dd", data_spec="capacity").text
 
     offers = page.one("table", id="gpu-offers").select("tr", data_provider=True)
     assert [o.attrs["data-provider"] for o in offers][:2] == ["runpod", "runpod"]
