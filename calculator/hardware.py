@@ -61,6 +61,7 @@ class RunsOn:
     decode_low: float | None  # tokens/s for one request at the best option (GPUs with a bandwidth figure)
     decode_high: float | None
     wired_limit_mb: int | None  # the sysctl value when a Mac needs its limit raised
+    fits_default_on_26: bool  # a Mac that needs raising on macOS 15 holds the best option out of the box on macOS 26
     rent: RankedOffer | None  # the cheapest current offer of this GPU type for the best option (or the released one)
     smallest: Option  # the option that needs least (the last): what the page names when nothing fits one unit
 
@@ -79,6 +80,7 @@ def runs_on(
     longest = most = 0
     low = high = None
     wired = None
+    newer = False
     if best is not None:
         base = option_workload(best.key, by_key, hardware.engine)
         device = hardware.gpu or UnifiedMemory(
@@ -90,7 +92,8 @@ def runs_on(
             found = speed(spec, base, hardware.gpu, 1)
             low, high = found.per_request_tokens_per_s_low, found.per_request_tokens_per_s_high
         if hardware.mac_gib is not None and not best.fits_default:
-            wired = apple_fit(best.need_bytes, hardware.mac_gib * GIB).wired_limit_mb
+            wired = apple_fit(best.need_bytes, hardware.mac_gib * GIB, hardware.macos).wired_limit_mb
+            newer = hardware.macos != "26" and apple_fit(best.need_bytes, hardware.mac_gib * GIB, "26").fits_default
     rent = None
     if hardware.gpu is not None:
         family = [o for o in offers if o.gpu_slug in {g.slug for g in gpus if g.family == hardware.gpu.family}]
@@ -105,6 +108,7 @@ def runs_on(
         decode_low=low,
         decode_high=high,
         wired_limit_mb=wired,
+        fits_default_on_26=newer,
         rent=rent,
         smallest=options[-1],
     )

@@ -81,6 +81,12 @@ FIELD_LABELS = {
     "rig": _("Your GPU"),
     "rig_gpus": _("How many"),
     "ram": _("System RAM (GB)"),
+    "macos": _("macOS version"),
+}
+
+MACOS_LABELS = {
+    "15": _("macOS 15 or earlier"),
+    "26": _("macOS 26 or later"),
 }
 
 

@@ -18,6 +18,7 @@ from django.http import QueryDict
 from django.utils.translation import gettext as _
 
 from calculator.estimation import ENGINES, FRAMEWORKS_KEYS, KV_DTYPES, OPTIMIZERS, Mode
+from calculator.estimation.fit import DEFAULT_MACOS, MACOS_VERSIONS
 from calculator.estimation.serving import DEFAULT_MIN_TOKENS_PER_S
 
 MAX_VALUE_CHARS = 64  # longer values are ignored unread (they are never echoed back in full)
@@ -142,6 +143,7 @@ class CalculatorState:
     rig: str = "rtx-4090"
     rig_gpus: int = 1
     ram: int = 64
+    macos: str = DEFAULT_MACOS  # the Mac's macOS version: "15" (or earlier) or "26"; sets the GPU's default share
 
     def with_defaults_of(self, choices: PageChoices) -> CalculatorState:
         return replace(self, precision=choices.default_precision, gpu=choices.default_gpu)
@@ -258,6 +260,7 @@ def _parsers(choices: PageChoices) -> Mapping[str, Parser]:
         "rig": _one_of([c.value for c in choices.gpu_choices]),
         "rig_gpus": _int_in(1, 8),
         "ram": _int_in(0, 4096),
+        "macos": _one_of(MACOS_VERSIONS),
     }
 
 

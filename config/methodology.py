@@ -207,12 +207,14 @@ SOURCES: tuple[Source, ...] = (
     Source(
         "apple",
         _(
-            "AlexsJones/llmfit pull request 754; exo-explore/exo pull request 1672; sgl-project/sglang pull request "
-            "29949; antirez/ds4 pull request 893; gpustack/gpustack issue 1375"
+            "ggml-org/llama.cpp issues 1870 and 3213 and pull request 2011; ollama/ollama issue 434; h2oai/h2ogpt "
+            "issue 1359; exo-explore/exo pull request 1672; AlexsJones/llmfit pull request 754; antirez/ds4 pull "
+            "request 893; osaurus-ai/osaurus pull request 1958; sgl-project/sglang pull request 29949; "
+            "gpustack/gpustack issue 1375"
         ),
-        _("Measured GPU working-set limits of Apple Silicon Macs"),
-        "2024–2026",
-        f"{GH}/gpustack/gpustack/issues/1375",
+        _("Measured GPU working-set limits of Apple Silicon Macs, by RAM and macOS version"),
+        "2023–2026",
+        f"{GH}/antirez/ds4/pull/893",
         _("How much of a Mac’s unified memory the GPU may use by default."),
     ),
 )
@@ -226,6 +228,13 @@ class Change:
 
 # Method changes readers can see, newest first (from the history of calculator/estimation).
 CHANGES: tuple[Change, ...] = (
+    Change(
+        date(2026, 12, 2),
+        _(
+            "A Mac’s default GPU share follows its macOS version: two thirds up to 32 GB and three quarters above "
+            "up to macOS 15, more on macOS 26 (74 % at 16 GB, 84 % at 128 GB). Before, one curve mixed both."
+        ),
+    ),
     Change(
         date(2026, 12, 2),
         _(

@@ -14,6 +14,7 @@ from ninja import Field, Schema
 from pydantic import WithJsonSchema
 
 from calculator.estimation import ENGINES, FRAMEWORKS_KEYS, KV_DTYPES, OPTIMIZERS, Mode
+from calculator.estimation.fit import MACOS_VERSIONS
 from calculator.estimation.serving import DEFAULT_MIN_TOKENS_PER_S
 from calculator.state import (
     MAX_BATCH,
@@ -99,6 +100,11 @@ class CalculatorQuery(Schema):
         None,
         description="tokens per second each request sees at least: the break-even counts the largest batch that "
         f"keeps to it and fits (default {DEFAULT_MIN_TOKENS_PER_S})",
+    )
+    macos: _documented({"type": "string", "enum": list(MACOS_VERSIONS)}) = Field(  # type: ignore[valid-type]
+        None,
+        description="the Macs' macOS version: 15 (default; also earlier) or 26, which lets the GPU use more of the "
+        "unified memory by default (local.macs verdicts and the sysctl value)",
     )
 
 

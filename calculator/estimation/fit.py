@@ -146,23 +146,40 @@ def tensor_parallel_size(count: int, attention_heads: int, kv_heads: int) -> int
     return next((tp for tp in tensor_parallel_degrees(attention_heads, kv_heads) if tp >= count), None)
 
 
-# macOS's default GPU working set (Metal recommendedMaxWorkingSetSize) as a share of RAM, from the data points
-# docs/methodology.md §4.5 collects (issue-thread reports, not an Apple spec): ~0.67–0.74 at 16 GB, ~0.74 at 24 GB,
-# ~0.84 at 128 GB. Between the points the share is interpolated; this is an estimate and pages say so.
-APPLE_DEFAULT_GPU_SHARE_POINTS: tuple[tuple[int, float], ...] = ((16, 0.705), (24, 0.74), (128, 0.84))
+# macOS's default GPU working set (Metal ``recommendedMaxWorkingSetSize``) as a share of RAM, by macOS version
+# (docs/methodology.md §4.5). Up to macOS 15 it is 2/3 of RAM up to 32 GiB and 3/4 from 36 GiB: the value llama.cpp
+# and Ollama log on 8, 16, 32, 64 and 96 GiB Macs (5461, 10923, 21845, 49152, 73728 MiB), on macOS 15.6 too. macOS 26
+# raised it: 0.74 at 16 GiB, 0.84 at 128 GiB (logged on two 128 GiB Macs of different chip generations); between and
+# beyond those points the share is interpolated and held, an estimate pages mark as such.
+MACOS_VERSIONS: tuple[str, ...] = ("15", "26")  # "15": macOS 15 or earlier; "26": macOS 26 or later
+DEFAULT_MACOS = "15"  # the smaller default: a model sized for it loads on either
+APPLE_CLASSIC_SMALL_SHARE = 2 / 3  # up to 32 GiB
+APPLE_CLASSIC_LARGE_SHARE = 3 / 4  # from 36 GiB
+APPLE_CLASSIC_SMALL_MAX_GIB = 32
+APPLE_26_SHARE_POINTS: tuple[tuple[int, float], ...] = ((16, 0.74), (128, 0.84))
 # What raising iogpu.wired_limit_mb must leave to macOS itself (estimated: the 128 GiB example in §4.5 raised
 # the limit to 112 GiB, leaving 16 GiB; we keep at least 8 GiB and an eighth of RAM up to that example).
 APPLE_MIN_SYSTEM_RESERVE_BYTES = 8 * 2**30
 
 
-def apple_default_gpu_share(ram_gb: float) -> float:
-    points = APPLE_DEFAULT_GPU_SHARE_POINTS
-    if ram_gb <= points[0][0]:
+def apple_default_gpu_share(ram_gib: float, macos: str = DEFAULT_MACOS) -> float:
+    """The share of ``ram_gib`` GiB of unified memory macOS ``macos`` lets the GPU use out of the box."""
+    if macos != "26":
+        return APPLE_CLASSIC_SMALL_SHARE if ram_gib <= APPLE_CLASSIC_SMALL_MAX_GIB else APPLE_CLASSIC_LARGE_SHARE
+    points = APPLE_26_SHARE_POINTS
+    if ram_gib <= points[0][0]:
         return points[0][1]
     for (low_gb, low_share), (high_gb, high_share) in pairwise(points):
-        if ram_gb <= high_gb:
-            return low_share + (high_share - low_share) * (ram_gb - low_gb) / (high_gb - low_gb)
+        if ram_gib <= high_gb:
+            return low_share + (high_share - low_share) * (ram_gib - low_gb) / (high_gb - low_gb)
     return points[-1][1]
+
+
+def apple_share_measured(ram_gib: int, macos: str = DEFAULT_MACOS) -> bool:
+    """Whether the default share at this RAM size and macOS version was logged rather than interpolated."""
+    if macos != "26":
+        return ram_gib in (8, 16, 32, 64, 96)
+    return ram_gib in (16, 128)
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,11 +193,11 @@ class AppleFit:
     command: str | None
 
 
-def apple_fit(total_bytes: int, ram_bytes: int) -> AppleFit:
-    """Whether ``total_bytes`` fits a Mac with ``ram_bytes`` of unified memory, before and after raising
-    ``iogpu.wired_limit_mb`` (docs/methodology.md §4.5: mlx-lm's README says above the model, below RAM)."""
+def apple_fit(total_bytes: int, ram_bytes: int, macos: str = DEFAULT_MACOS) -> AppleFit:
+    """Whether ``total_bytes`` fits a Mac with ``ram_bytes`` of unified memory on macOS ``macos``, before and after
+    raising ``iogpu.wired_limit_mb`` (docs/methodology.md §4.5: mlx-lm's README says above the model, below RAM)."""
     ram = max(0, int(ram_bytes))
-    default_limit = int(ram * apple_default_gpu_share(ram / 10**9))
+    default_limit = int(ram * apple_default_gpu_share(ram / 2**30, macos))
     reserve = max(APPLE_MIN_SYSTEM_RESERVE_BYTES, ram // 8) if ram > 0 else 0
     raised_max = max(default_limit, ram - reserve)
     fits_default = total_bytes <= default_limit

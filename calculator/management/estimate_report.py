@@ -96,11 +96,11 @@ def gpu_row(total_bytes: int, gpu: GpuSpec, spec: ModelSpec, workload: Workload)
     }
 
 
-def machine_row(total_bytes: int, machine: Machine, engine: str) -> dict[str, Any]:
+def machine_row(total_bytes: int, machine: Machine, engine: str, macos: str) -> dict[str, Any]:
     """One machine: fits its GPU limit, fits after raising it (Macs: the sysctl value), or does not fit."""
     row: dict[str, Any] = {"slug": machine.slug, "name": machine.name, "memory_bytes": machine.memory_bytes}
     if machine.apple:
-        found = apple_fit(total_bytes, machine.memory_bytes)
+        found = apple_fit(total_bytes, machine.memory_bytes, macos)
         verdict = "fits" if found.fits_default else "raise" if found.fits_after_raise else "no"
         return {
             **row,
@@ -122,11 +122,11 @@ def machine_row(total_bytes: int, machine: Machine, engine: str) -> dict[str, An
     }
 
 
-def machine_budget(machine: Machine, engine: str) -> int:
+def machine_budget(machine: Machine, engine: str, macos: str) -> int:
     """What the inverse questions may fill: a Mac's raised GPU limit, another box's memory under the engine's
     budget."""
     if machine.apple:
-        return apple_fit(0, machine.memory_bytes).max_raised_limit_bytes
+        return apple_fit(0, machine.memory_bytes, macos).max_raised_limit_bytes
     return usable_bytes(machine.capacity_bytes, engine)
 
 
@@ -260,7 +260,7 @@ def estimate_report(options: dict[str, Any]) -> EstimateReport:
     rows = []
     for index, item in enumerate(hardware or default_hardware()):
         row = (
-            machine_row(total, item, request.workload.engine)
+            machine_row(total, item, request.workload.engine, options.get("macos") or "15")
             if isinstance(item, Machine)
             else gpu_row(total, item, request.spec, request.workload)
         )
@@ -409,7 +409,8 @@ def hardware_answers(
     """The questions asked of one named piece of hardware: inverse fits, speed, cost."""
     extra: dict[str, Any] = {}
     spec, workload = request.spec, request.workload
-    budget = machine_budget(hardware, workload.engine) if isinstance(hardware, Machine) else None
+    macos = options.get("macos") or "15"
+    budget = machine_budget(hardware, workload.engine, macos) if isinstance(hardware, Machine) else None
     inverse_gpus = 1 if isinstance(hardware, Machine) else count or 1
     if options["max_context"] or options["max_concurrency"]:
         extra["inverse_gpus"] = inverse_gpus

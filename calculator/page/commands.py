@@ -81,7 +81,7 @@ def commands_section(inputs: PageInputs, setting: Setting, cheapest: OfferRow | 
             workload = Workload(precision=sized, context=state.context, concurrency=state.concurrency, engine="mlx")
             if build is not None and build.file_size_bytes:
                 workload = replace(workload, weights_file_bytes=build.file_size_bytes)
-            fitted = apple_fit(estimate(spec, workload).total_bytes, ram)
+            fitted = apple_fit(estimate(spec, workload).total_bytes, ram, state.macos)
             if fitted.fits_after_raise:
                 mac_source = source
                 mac = launch_command(

@@ -58,7 +58,7 @@ def inverse_section(
     count, budget, label, is_mac = state.gpus, None, "", False
     if state.gpu.startswith(MAC_PREFIX) and state.gpu[len(MAC_PREFIX) :].isdigit():
         gib = int(state.gpu[len(MAC_PREFIX) :])
-        budget = apple_fit(0, gib * GIB).max_raised_limit_bytes
+        budget = apple_fit(0, gib * GIB, state.macos).max_raised_limit_bytes
         hardware = UnifiedMemory(state.gpu, f"Mac {gib} GB", gib * GIB, budget)
         count, label, is_mac = 1, str(gib), True
     if hardware is None:

@@ -82,7 +82,7 @@ def local_section(
         )
     macs = []
     for gib in MAC_MEMORY_GIB:
-        mac = hardware_for(f"{MAC_PREFIX}{gib}", gpus)
+        mac = hardware_for(f"{MAC_PREFIX}{gib}", gpus, state.macos)
         if mac is None:
             continue
         found = verdict_on(spec, builds, mac, context=state.context, concurrency=state.concurrency)
@@ -92,7 +92,7 @@ def local_section(
         elif best.fits_default:
             macs.append(MacVerdict(gib, "fits", best.label, best.need_bytes, None, mac.default_budget_bytes, best.key))
         else:
-            wired = apple_fit(best.need_bytes, gib * GIB).wired_limit_mb
+            wired = apple_fit(best.need_bytes, gib * GIB, state.macos).wired_limit_mb
             macs.append(
                 MacVerdict(gib, "raise", best.label, best.need_bytes, wired, mac.default_budget_bytes, best.key)
             )

@@ -10,6 +10,7 @@ from typing import Any
 
 from calculator.estimation import GIB, Mode, Workload, apple_fit, budget_bytes, estimate, gpus_needed
 from calculator.estimation.builds import released_precision
+from calculator.estimation.fit import DEFAULT_MACOS
 from calculator.page.inputs import Build, precision_label
 from calculator.state import MAC_MEMORY_GIB, MAC_PREFIX
 from models_catalog.architecture import ModelSpec
@@ -46,6 +47,7 @@ class Hardware:
     budget_bytes: int  # what one unit may hold: a GPU's budget for the engine, or a Mac's GPU limit after raising it
     default_budget_bytes: int  # a Mac's out-of-the-box GPU limit; a GPU's budget again
     engine: str  # the engine we size for: vLLM on datacenter GPUs, llama.cpp on cards and Macs people own
+    macos: str = DEFAULT_MACOS  # a Mac's macOS version (fit.MACOS_VERSIONS): it sets the GPU's default share
 
     @property
     def is_mac(self) -> bool:
@@ -57,16 +59,23 @@ def engine_for(gpu: GpuSpec) -> str:
     return "llama.cpp" if gpu.segment in LOCAL_SEGMENTS else "vllm"
 
 
-def hardware_for(key: str, gpus: Sequence[GpuSpec]) -> Hardware | None:
-    """The hardware a URL names, or None (an unknown slug, a Mac size we do not list)."""
+def hardware_for(key: str, gpus: Sequence[GpuSpec], macos: str = DEFAULT_MACOS) -> Hardware | None:
+    """The hardware a URL names, or None (an unknown slug, a Mac size we do not list); a Mac on macOS ``macos``."""
     if key.startswith(MAC_PREFIX):
         size = key[len(MAC_PREFIX) :]
         if not size.isdigit() or int(size) not in MAC_MEMORY_GIB:
             return None
         gib = int(size)
-        limits = apple_fit(0, gib * GIB)
+        limits = apple_fit(0, gib * GIB, macos)
         return Hardware(
-            key, f"Mac {gib} GB", None, gib, limits.max_raised_limit_bytes, limits.default_limit_bytes, "llama.cpp"
+            key,
+            f"Mac {gib} GB",
+            None,
+            gib,
+            limits.max_raised_limit_bytes,
+            limits.default_limit_bytes,
+            "llama.cpp",
+            macos,
         )
     gpu = next((g for g in gpus if g.slug == key), None)
     if gpu is None or gpu.segment == "apple":

@@ -114,9 +114,9 @@ class BuildRow:
     gpu_count: GpuCount | None  # else: how many of the largest common GPU
 
 
-def _smallest_mac(need: int) -> int | None:
+def _smallest_mac(need: int, macos: str) -> int | None:
     for gib in MAC_MEMORY_GIB:
-        if apple_fit(need, gib * GIB).fits_after_raise:
+        if apple_fit(need, gib * GIB, macos).fits_after_raise:
             return gib
     return None
 
@@ -141,7 +141,7 @@ def build_rows(
                 weights_bytes=build.file_size_bytes,
                 need_bytes=need,
                 runtimes=build_runtimes(build.format),
-                smallest_mac_gib=_smallest_mac(need) if need else None,
+                smallest_mac_gib=_smallest_mac(need, state.macos) if need else None,
                 one_gpu=one.short_name if one else None,
                 gpu_count=count,
             )

@@ -354,3 +354,12 @@ def test_docs_page_lists_every_operation_from_this_origin(client):
     assert 'data-operation="GET /api/v1/estimate"' in html
     assert 'data-operation="POST /api/v1/estimate"' in html
     assert "<script" not in html and "https://" not in html.split("<body>")[0]
+
+
+def test_the_macos_version_is_a_parameter_of_the_mac_verdicts(client, seed_site):
+    def mac_128(query: str) -> str:
+        body = _json(client.get(f"/api/v1/estimate?model={GLM}{query}"))
+        return next(m["verdict"] for m in body["local"]["macs"] if m["ram_gib"] == 128)
+
+    assert (mac_128(""), mac_128("&macos=15"), mac_128("&macos=26")) == ("raise", "raise", "fits")
+    _error(client.get(f"/api/v1/estimate?model={GLM}&macos=14"), 400, "bad_parameter")

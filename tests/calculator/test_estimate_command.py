@@ -152,6 +152,15 @@ def test_mac_rows_follow_apple_fit_with_the_memory_sold_in_gib():
     assert result["machines"][0]["wired_limit_mb"] * 2**20 >= total
 
 
+def test_macos_26_gives_the_gpu_more_by_default():
+    """GLM-5.3-Flash at MLX 2-bit (~112 GB) on a 128 GB Mac: above macOS 15's 96 GiB, below macOS 26's 107.5 GiB."""
+    args = ("zai-org/GLM-5.3-Flash", "--precision", "mlx-2bit", "--mac", "128")
+    older, newer = run(*args)["machines"][0], run(*args, "--macos", "26")["machines"][0]
+    assert older["verdict"] == "raise" and older["command"].startswith("sudo sysctl iogpu.wired_limit_mb=")
+    assert newer["verdict"] == "fits" and newer["command"] is None
+    assert newer["gpu_limit_bytes"] > older["gpu_limit_bytes"]
+
+
 def test_mac_text_says_fits_raise_or_does_not_fit():
     out = StringIO()
     call_command(

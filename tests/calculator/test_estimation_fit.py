@@ -233,3 +233,28 @@ def test_an_instance_runs_with_every_gpu_tensor_times_pipeline_parallel():
     assert _split(plan_on_instance(7, 6, attention_heads=64, kv_heads=8)) == (2, 3, 6)  # one of 7 GPUs idle
     plan = plan_on_instance(7, 7, attention_heads=28, kv_heads=4)
     assert (plan.tensor_parallel, plan.pipeline_stages, plan.gpus_run) == (1, 7, 7)
+
+
+@pytest.mark.parametrize(
+    ("ram_gib", "logged_mib"),
+    # recommendedMaxWorkingSetSize logged by llama.cpp and Ollama up to macOS 15 (docs/methodology.md §4.5)
+    [(8, 5461.34), (16, 10922.67), (32, 21845.34), (64, 49152.0), (96, 73728.0)],
+)
+def test_up_to_macos_15_the_gpu_gets_two_thirds_up_to_32_gb_and_three_quarters_above(ram_gib, logged_mib):
+    assert apple_fit(0, ram_gib * GIB, "15").default_limit_bytes / 2**20 == pytest.approx(logged_mib, abs=1)
+
+
+def test_macos_26_raised_the_default_share():
+    # llmfit PR #754: 11.84 GiB of a 16 GiB M3; antirez/ds4 PR #893: 107.52 GiB of 128 GiB on two Macs
+    assert apple_fit(0, 16 * GIB, "26").default_limit_bytes / GIB == pytest.approx(11.84, abs=0.01)
+    assert apple_fit(0, 128 * GIB, "26").default_limit_bytes / GIB == pytest.approx(107.52, abs=0.01)
+    # between the two logged sizes the share is interpolated, never below macOS 15's
+    for gib in (24, 32, 36, 48, 64, 96):
+        assert apple_fit(0, gib * GIB, "26").default_limit_bytes > apple_fit(0, gib * GIB, "15").default_limit_bytes
+
+
+def test_a_need_above_macos_15s_default_but_below_26s_raises_the_limit_only_on_15():
+    need = 104 * GB  # GLM-5.3-Flash's 2bit-lite build with 8K of context (the second reference document)
+    older, newer = apple_fit(need, 128 * GIB, "15"), apple_fit(need, 128 * GIB, "26")
+    assert not older.fits_default and older.fits_after_raise and older.wired_limit_mb * 2**20 >= need
+    assert newer.fits_default and newer.command is None

@@ -66,6 +66,12 @@ class Command(BaseCommand):
             "auto-quant: the largest GGUF type that fits",
         )
         parser.add_argument("--ram", help="system RAM for --offload, e.g. 128GiB or 64GB")
+        parser.add_argument(
+            "--macos",
+            choices=["15", "26"],
+            default="15",
+            help="the Macs' macOS version: 15 (or earlier) or 26; it sets the GPU's default share of unified memory",
+        )
         parser.add_argument("--ram-bandwidth", help="RAM bandwidth in GB/s for --offload (default 89.6: DDR5-5600 ×2)")
         parser.add_argument(
             "--launch", choices=["vllm", "sglang", "llama.cpp", "ollama", "mlx"], help="print the command that runs it"
