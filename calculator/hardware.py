@@ -10,10 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from calculator.estimation import (
-    GIB,
     RankedOffer,
     Workload,
-    apple_fit,
     budget_bytes,
     estimate,
     gpus_needed,
@@ -21,9 +19,9 @@ from calculator.estimation import (
     max_context,
     rank,
     reference_gpus_needed,
-    speed,
 )
 from calculator.estimation.builds import released_precision
+from calculator.estimation.plan import gpu_plan, mac_plan_for_need
 from calculator.page import Build, UnifiedMemory
 from calculator.page.machines import (
     Hardware,
@@ -88,12 +86,15 @@ def runs_on(
         )
         longest = max_context(spec, replace(base, concurrency=1), device, 1, budget_bytes=hardware.budget_bytes)
         most = max_concurrency(spec, base, device, 1, budget_bytes=hardware.budget_bytes)
-        if hardware.gpu is not None and hardware.gpu.memory_bandwidth_gbps:
-            found = speed(spec, base, hardware.gpu, 1)
-            low, high = found.per_request_tokens_per_s_low, found.per_request_tokens_per_s_high
-        if hardware.mac_gib is not None and not best.fits_default:
-            wired = apple_fit(best.need_bytes, hardware.mac_gib * GIB, hardware.macos).wired_limit_mb
-            newer = hardware.macos != "26" and apple_fit(best.need_bytes, hardware.mac_gib * GIB, "26").fits_default
+        if hardware.gpu is not None:
+            plan = gpu_plan(spec, base, hardware.gpu, need_bytes=best.need_bytes)
+            low, high = plan.tokens_per_s_low, plan.tokens_per_s_high
+        if best.mac is not None and not best.fits_default:
+            wired = best.mac.wired_limit_mb
+            newer = (
+                best.mac.macos != "26"
+                and mac_plan_for_need(best.need_bytes, best.mac.ram_bytes, "26").verdict == "fits"
+            )
     rent = None
     if hardware.gpu is not None:
         family = [o for o in offers if o.gpu_slug in {g.slug for g in gpus if g.family == hardware.gpu.family}]

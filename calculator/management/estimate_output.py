@@ -257,7 +257,14 @@ def write_extra(out: OutputWrapper, row: dict[str, Any]) -> None:
             f"${cost['per_month_usd']:,.0f}/month"
         )
         if cost["per_million_tokens_usd"] is not None:
-            out.write(f"        ${cost['per_million_tokens_usd']:,.2f} per million generated tokens")
+            held = cost.get("sustained")
+            batch = ""
+            if held and held["meets_floor"]:
+                batch = (
+                    f" at {held['concurrency']} requests at a time"
+                    f" ({held['per_request_tokens_per_s']:,.0f} tokens/s each, {held['tokens_per_s']:,.0f} together)"
+                )
+            out.write(f"        ${cost['per_million_tokens_usd']:,.2f} per million generated tokens{batch}")
         even = cost["break_even"]
         if even:
             volume = even["break_even_output_tokens_per_month"]

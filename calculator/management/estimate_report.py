@@ -26,7 +26,6 @@ from calculator.estimation import (
     cost_per_month,
     engine_capacity,
     estimate,
-    gpus_needed,
     max_concurrency,
     max_context,
     nodes_needed,
@@ -36,8 +35,10 @@ from calculator.estimation import (
 from calculator.estimation.builds import build_bits, build_precision, released_precision
 from calculator.estimation.launch import LaunchConfig, launch_command
 from calculator.estimation.offload_fit import OffloadVerdict, best_quant_verdict, offload_verdict
-from calculator.estimation.placement import TENSOR_PARALLEL_ENGINES, engine_plan
+from calculator.estimation.placement import TENSOR_PARALLEL_ENGINES
+from calculator.estimation.plan import gpu_plan, mac_plan_for_need
 from calculator.estimation.precision import gguf_key
+from calculator.estimation.serving import Sustained, sustained_throughput
 from calculator.estimation.sourcing import KnownBuild, SourceKind, weights_source
 from calculator.labels import weights_source_text
 from calculator.management.options import (
@@ -81,15 +82,14 @@ def default_hardware() -> list[Hardware]:
 
 
 def gpu_row(total_bytes: int, gpu: GpuSpec, spec: ModelSpec, workload: Workload) -> dict[str, Any]:
-    count = gpus_needed(total_bytes, gpu, workload.engine)
-    # the split vLLM / SGLang run, as the model page's ranking does (placement.py: every rank holds its share)
-    plan = engine_plan(spec, workload, gpu, count)
+    # the plan the model page reads: the GPUs the memory needs and the split vLLM / SGLang run on them
+    plan = gpu_plan(spec, workload, gpu, need_bytes=total_bytes)
     return {
         "slug": gpu.slug,
         "name": gpu.short_name or gpu.name,
         "memory_bytes": gpu.memory_bytes,
-        "count": count,
-        "nodes": nodes_needed(plan.gpus_run),
+        "count": plan.gpus_needed,
+        "nodes": plan.nodes,
         "tensor_parallel": plan.tensor_parallel,
         "pipeline_parallel": plan.pipeline_stages,
         "engine_gpus": plan.gpus_run,
@@ -100,15 +100,14 @@ def machine_row(total_bytes: int, machine: Machine, engine: str, macos: str) -> 
     """One machine: fits its GPU limit, fits after raising it (Macs: the sysctl value), or does not fit."""
     row: dict[str, Any] = {"slug": machine.slug, "name": machine.name, "memory_bytes": machine.memory_bytes}
     if machine.apple:
-        found = apple_fit(total_bytes, machine.memory_bytes, macos)
-        verdict = "fits" if found.fits_default else "raise" if found.fits_after_raise else "no"
+        plan = mac_plan_for_need(total_bytes, machine.memory_bytes, macos)
         return {
             **row,
-            "verdict": verdict,
-            "gpu_limit_bytes": found.default_limit_bytes,
-            "max_gpu_limit_bytes": found.max_raised_limit_bytes,
-            "wired_limit_mb": found.wired_limit_mb,
-            "command": found.command,
+            "verdict": plan.verdict,
+            "gpu_limit_bytes": plan.fit.default_limit_bytes,
+            "max_gpu_limit_bytes": plan.fit.max_raised_limit_bytes,
+            "wired_limit_mb": plan.wired_limit_mb,
+            "command": plan.fit.command,
         }
     usable = usable_bytes(machine.capacity_bytes, engine)
     verdict = "fits" if total_bytes <= usable else "no"
@@ -179,10 +178,20 @@ def parse_api_price(text: str) -> ApiPrice:
     return ApiPrice(prices[0], prices[1], prices[2] if len(prices) == 3 else None)
 
 
-def cost_json(options: dict[str, Any], price: Decimal, billed_gpus: int, tokens_per_s: float | None) -> dict[str, Any]:
-    """Self-hosting at a given price per GPU-hour: per hour and month, per million tokens, against an API."""
+def cost_json(
+    options: dict[str, Any],
+    price: Decimal,
+    billed_gpus: int,
+    tokens_per_s: float | None,
+    sustained: Sustained | None = None,
+) -> dict[str, Any]:
+    """Self-hosting at a given price per GPU-hour: per hour and month, per million tokens, against an API. The
+    tokens a month buys are those of the batch the hardware sustains (``sustained``: the largest that fits with every
+    request at the floor, as the model page's break-even counts them), else of the workload's own requests."""
     per_hour = cost_per_hour(float(price), billed_gpus)
     per_month = cost_per_month(per_hour)
+    if sustained is not None and sustained.meets_floor:
+        tokens_per_s = sustained.tokens_per_s
     result: dict[str, Any] = {
         "price_per_gpu_hour_usd": float(price),
         "billed_gpus": billed_gpus,
@@ -191,6 +200,15 @@ def cost_json(options: dict[str, Any], price: Decimal, billed_gpus: int, tokens_
         # the conservative end of the decode range, as the model page uses it
         "tokens_per_s": tokens_per_s,
         "per_million_tokens_usd": cost_per_million_tokens(per_hour, tokens_per_s),
+        "sustained": None
+        if sustained is None
+        else {
+            "concurrency": sustained.concurrency,
+            "tokens_per_s": sustained.tokens_per_s,
+            "per_request_tokens_per_s": sustained.per_request_tokens_per_s,
+            "limit": sustained.limit,
+            "meets_floor": sustained.meets_floor,
+        },
         "break_even": None,
     }
     if options["api_price"]:
@@ -428,5 +446,10 @@ def hardware_answers(
         if options["speed"]:
             extra["speed"] = found
         if price is not None:
-            extra["cost"] = cost_json(options, price, running, found["decode_total"]["low"])
+            sustained = None
+            if not isinstance(hardware, Machine) and hardware.memory_bandwidth_gbps:
+                floor = parse_int("--min-tokens-per-s", str(options.get("min_tokens_per_s") or 20), 10_000)
+                memory_gpus = count or row.get("engine_gpus") or running
+                sustained = sustained_throughput(spec, workload, hardware, running, floor, memory_gpus)
+            extra["cost"] = cost_json(options, price, running, found["decode_total"]["low"], sustained)
     return extra

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from calculator.estimation import GIB, Mode, Workload, apple_fit, estimate
-from calculator.estimation.launch import LaunchConfig, launch_command
+from calculator.estimation import GIB, Mode, Workload
+from calculator.estimation.plan import Serving, cloud_launch, mac_launch, mac_plan
 from calculator.estimation.sourcing import WeightsSource
 from calculator.page.inputs import PageInputs
 
@@ -44,26 +44,12 @@ def commands_section(inputs: PageInputs, setting: Setting, cheapest: OfferRow | 
     state, spec = inputs.state, inputs.spec
     engine = state.engine if state.engine in ("vllm", "sglang") else "vllm"
     cloud, gpus, cloud_source = "", 0, None
+    serving = Serving(state.context, state.concurrency, state.kv)
     if cheapest is not None and setting.mode is Mode.INFERENCE:
         plan = cheapest.plan  # the split the ranking priced, the one its speed and this command run
         gpus = plan.gpus_run
         cloud_source = inputs.weights_source(engine, setting.precision)
-        if cloud_source.runnable:
-            cloud = launch_command(
-                LaunchConfig(
-                    engine=engine,
-                    model=cloud_source.model,
-                    context=state.context,
-                    concurrency=state.concurrency,
-                    quantization=cloud_source.quantization,
-                    kv_dtype=state.kv,
-                    tensor_parallel=plan.tensor_parallel,
-                    pipeline_parallel=plan.pipeline_stages,
-                    gpu_memory_utilization=0.9,
-                    max_num_seqs=state.concurrency if state.concurrency > 1 else None,
-                    prepare=cloud_source.prepare,
-                )
-            ).script
+        cloud = cloud_launch(plan, cloud_source, serving, engine)
     mac_gib, mac, mac_source = None, "", None
     # the smallest Mac the local section says holds the model, at the width it names there (MLX's nearest: INT8 →
     # 8-bit, INT4 → 4-bit, a 16-bit release as it is, a published MLX build itself), narrower MLX widths down to 4 bits
@@ -81,18 +67,9 @@ def commands_section(inputs: PageInputs, setting: Setting, cheapest: OfferRow | 
             workload = Workload(precision=sized, context=state.context, concurrency=state.concurrency, engine="mlx")
             if build is not None and build.file_size_bytes:
                 workload = replace(workload, weights_file_bytes=build.file_size_bytes)
-            fitted = apple_fit(estimate(spec, workload).total_bytes, ram, state.macos)
-            if fitted.fits_after_raise:
+            planned = mac_plan(spec, workload, ram, state.macos)
+            if planned.verdict != "no":
                 mac_source = source
-                mac = launch_command(
-                    LaunchConfig(
-                        engine="mlx",
-                        model=source.model,
-                        context=state.context,
-                        concurrency=state.concurrency,
-                        wired_limit_mb=fitted.wired_limit_mb,
-                        prepare=source.prepare,
-                    )
-                ).script
+                mac = mac_launch(planned, source, serving)
                 break
     return Commands(engine, cloud, gpus, cloud_source, mac_gib, mac, mac_source)

@@ -1,4 +1,5 @@
-"""The ranking of GPUs and providers for a need, each row with the engine's split of the instance and its speed."""
+"""The ranking of GPUs and providers for a need, each row the plan of its instance (estimation/plan.py): the engine's
+split of the GPUs sold, its speed, the GPUs billed and idle."""
 
 from __future__ import annotations
 
@@ -15,10 +16,8 @@ from calculator.estimation import (
     rank,
     reference_gpus_needed,
     several_node_gpus,
-    speed,
 )
-from calculator.estimation.fit import ParallelPlan, plan_on_instance
-from calculator.estimation.placement import rank_fit
+from calculator.estimation.plan import GpuPlan, gpu_plan
 from models_catalog.architecture import ModelSpec
 from pricing.gpus import GpuSpec
 from pricing.offers import OfferRecord, StaleOffers, stale_offers
@@ -29,9 +28,7 @@ INVERSE_GPU_SEGMENTS = ("datacenter", "workstation", "consumer")
 @dataclass(frozen=True, slots=True)
 class OfferRow:
     ranked: RankedOffer
-    plan: ParallelPlan  # how vLLM/SGLang run the model on the priced instance (fit.plan_on_instance)
-    tokens_per_s_low: float | None  # per request, estimated
-    tokens_per_s_high: float | None
+    plan: GpuPlan  # the workload on the instance as sold: the engine's split, its speed, GPUs billed and idle
 
     @property
     def tensor_parallel(self) -> int:
@@ -44,14 +41,22 @@ class OfferRow:
     @property
     def idle_gpus(self) -> int:
         """GPUs of the instance (all billed) that the engine's split leaves unused."""
-        return max(0, self.ranked.instance_gpus - self.plan.gpus_run)
+        return self.plan.idle_gpus
+
+    @property
+    def tokens_per_s_low(self) -> float | None:  # per request, estimated
+        return self.plan.tokens_per_s_low
+
+    @property
+    def tokens_per_s_high(self) -> float | None:
+        return self.plan.tokens_per_s_high
 
 
-def instance_plan(row: RankedOffer, spec: ModelSpec, workload: Workload, gpu: GpuSpec | None) -> ParallelPlan:
-    """The engine's split of ``spec`` over the GPUs of the instance ``row`` prices (``gpu``: its GPU type): the
-    widest tensor-parallel degree whose ranks each hold their share (placement.py), pipeline stages for the rest."""
-    fits = rank_fit(spec, workload, gpu) if gpu is not None else None
-    return plan_on_instance(row.instance_gpus, row.gpus_needed, spec.num_attention_heads, spec.num_kv_heads, fits)
+def instance_plan(row: RankedOffer, need: int, spec: ModelSpec, workload: Workload, gpu: GpuSpec) -> GpuPlan:
+    """The plan of the instance ``row`` prices for ``need`` (``gpu``: its GPU type): the widest tensor-parallel degree
+    whose ranks each hold their share (placement.py), pipeline stages for the rest, and the speed per request at
+    that split."""
+    return gpu_plan(spec, workload, gpu, need_bytes=need, instance_gpus=row.instance_gpus, gpus_needed=row.gpus_needed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,23 +89,10 @@ def gpu_index(gpus: Sequence[GpuSpec]) -> dict[str, GpuSpec]:
 
 
 def _offer_rows(
-    rows: Sequence[RankedOffer], spec: ModelSpec, workload: Workload, gpus: dict[str, GpuSpec]
+    rows: Sequence[RankedOffer], need: int, spec: ModelSpec, workload: Workload, gpus: dict[str, GpuSpec]
 ) -> tuple[OfferRow, ...]:
-    speeds: dict[tuple[str, int], tuple[float | None, float | None]] = {}
-    built = []
-    for row in rows:
-        gpu = gpus.get(row.offer.gpu_slug)
-        plan = instance_plan(row, spec, workload, gpu)
-        # a request passes the pipeline stages one after another, each reading its share of the layers at the
-        # tensor-parallel degree: per request, the speed of the whole model at that degree
-        key = (row.offer.gpu_slug, plan.tensor_parallel)
-        if key not in speeds:
-            speeds[key] = (None, None)
-            if gpu is not None and gpu.memory_bandwidth_gbps:
-                found = speed(spec, workload, gpu, plan.tensor_parallel)
-                speeds[key] = (found.per_request_tokens_per_s_low, found.per_request_tokens_per_s_high)
-        built.append(OfferRow(row, plan, *speeds[key]))
-    return tuple(built)
+    # the ranking only ranks offers of GPUs in the catalog, so every row's GPU is known
+    return tuple(OfferRow(row, instance_plan(row, need, spec, workload, gpus[row.offer.gpu_slug])) for row in rows)
 
 
 def gpus_section(
@@ -112,8 +104,8 @@ def gpus_section(
     captures = [capture_day(r.offer.captured_at) for r in shown if r.offer.captured_at]
     return Gpus(
         need_bytes=need,
-        by_gpu=_offer_rows(ranking.by_gpu, spec, workload, index),
-        by_provider=_offer_rows(ranking.by_provider, spec, workload, index),
+        by_gpu=_offer_rows(ranking.by_gpu, need, spec, workload, index),
+        by_provider=_offer_rows(ranking.by_provider, need, spec, workload, index),
         ranking=ranking,
         several_nodes=several_node_gpus(need, [g for g in gpus if g.segment in INVERSE_GPU_SEGMENTS], workload.engine),
         newest_capture=max(captures) if captures else None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from calculator.estimation import GIB, Mode, Workload, apple_fit
+from calculator.estimation import GIB, Mode, Workload
 from calculator.estimation.launch import LaunchConfig, launch_command
 from calculator.estimation.offload_fit import offload_verdict
 from calculator.estimation.precision import gguf_key
@@ -87,15 +87,15 @@ def local_section(
             continue
         found = verdict_on(spec, builds, mac, context=state.context, concurrency=state.concurrency)
         best = found.best
-        if best is None:
+        if best is None or best.mac is None:
             macs.append(MacVerdict(gib, "no", None, None, None, mac.default_budget_bytes))
-        elif best.fits_default:
-            macs.append(MacVerdict(gib, "fits", best.label, best.need_bytes, None, mac.default_budget_bytes, best.key))
-        else:
-            wired = apple_fit(best.need_bytes, gib * GIB, state.macos).wired_limit_mb
-            macs.append(
-                MacVerdict(gib, "raise", best.label, best.need_bytes, wired, mac.default_budget_bytes, best.key)
+            continue
+        plan = best.mac  # the verdict and the sysctl value of the option the Mac runs
+        macs.append(
+            MacVerdict(
+                gib, plan.verdict, best.label, best.need_bytes, plan.wired_limit_mb, mac.default_budget_bytes, best.key
             )
+        )
     return Local(tuple(gpu_verdicts), tuple(macs), tuple(options))
 
 

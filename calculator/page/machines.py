@@ -11,6 +11,7 @@ from typing import Any
 from calculator.estimation import GIB, Mode, Workload, apple_fit, budget_bytes, estimate, gpus_needed
 from calculator.estimation.builds import released_precision
 from calculator.estimation.fit import DEFAULT_MACOS
+from calculator.estimation.plan import MacPlan, mac_plan_for_need
 from calculator.page.inputs import Build, precision_label
 from calculator.state import MAC_MEMORY_GIB, MAC_PREFIX
 from models_catalog.architecture import ModelSpec
@@ -100,6 +101,7 @@ class Option:
     fits: bool  # on one unit (after raising a Mac's limit)
     fits_default: bool  # without raising a Mac's limit
     units: int  # GPUs of this type it needs (fit.gpus_needed; 1 for a Mac that holds it, 0 when it does not)
+    mac: MacPlan | None = None  # on a Mac: its plan (the verdict and the sysctl value when the limit must be raised)
 
 
 def option_workload(option: str, builds: dict[str, Build], engine: str, **changes: Any) -> Workload:
@@ -150,21 +152,15 @@ def verdict_on(
     for key in (*generic, *((released,) if released not in generic else ()), *by_key):
         workload = option_workload(key, by_key, hardware.engine, context=context, concurrency=concurrency)
         need = estimate(spec, workload).total_bytes
-        units = 0
+        label = precision_label(key, builds)
         if hardware.gpu is not None:
             units = gpus_needed(need, hardware.gpu, hardware.engine)
-        elif need <= hardware.budget_bytes:
-            units = 1
-        options.append(
-            Option(
-                key,
-                precision_label(key, builds),
-                need,
-                need <= hardware.budget_bytes,
-                need <= hardware.default_budget_bytes,
-                units,
-            )
-        )
+            options.append(Option(key, label, need, units == 1, units == 1, units))
+        else:
+            assert hardware.mac_gib is not None
+            mac = mac_plan_for_need(need, hardware.mac_gib * GIB, hardware.macos)
+            fits = mac.verdict != "no"
+            options.append(Option(key, label, need, fits, mac.verdict == "fits", 1 if fits else 0, mac))
     options.sort(key=lambda o: -o.need_bytes)
     as_released = next(o for o in options if o.key == released)
     fitting = [o for o in options if o.fits and o.need_bytes <= as_released.need_bytes]

@@ -31,6 +31,7 @@ from calculator.estimation import (
     speed,
 )
 from calculator.estimation.applicability import choose_mode
+from calculator.estimation.serving import sustained_throughput
 from calculator.management.estimate_output import precision_used
 from calculator.management.options import load_spec
 from pricing.gpus import gpu_by_slug, load_gpus
@@ -268,8 +269,17 @@ def test_cost_per_million_tokens_and_break_even_match_the_core():
     args += ("--api-price", "0.1,0.4,0.05")
     result = run(*args, "--cached-share", "50")
     cost = result["cost"]
-    tokens = speed(spec_of("Qwen/Qwen3-32B"), workload_of(result), gpu_by_slug("h100-sxm"), 1).decode_tokens_per_s_low
+    # as the model page's break-even: the tokens of the largest batch that fits one H100 with every request at
+    # 20 tokens/s or more, not of the one request asked for
+    h100, spec = gpu_by_slug("h100-sxm"), spec_of("Qwen/Qwen3-32B")
+    held = sustained_throughput(spec, workload_of(result), h100, 1, 20, 1)
+    one = speed(spec, workload_of(result), h100, 1).decode_tokens_per_s_low
+    tokens = held.tokens_per_s
+    assert held.concurrency > 1 and tokens > one
     assert cost["billed_gpus"] == 1 and cost["tokens_per_s"] == tokens
+    assert cost["sustained"]["concurrency"] == held.concurrency and cost["sustained"]["meets_floor"]
+    slower = run(*args, "--cached-share", "50", "--min-tokens-per-s", "1000")["cost"]
+    assert slower["sustained"]["meets_floor"] is False and slower["tokens_per_s"] == one
     assert cost["per_month_usd"] == pytest.approx(2.49 * HOURS_PER_MONTH)
     assert cost["per_million_tokens_usd"] == cost_per_million_tokens(2.49, tokens)
     mix = TrafficMix(input_tokens_per_output_token=3.0, cached_input_share=0.5)

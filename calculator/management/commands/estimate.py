@@ -16,6 +16,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from calculator.estimation.serving import DEFAULT_MIN_TOKENS_PER_S
 from calculator.management.estimate_output import write_report
 from calculator.management.estimate_report import estimate_report
 from calculator.management.options import add_workload_arguments, gpu_slugs, one_line_errors
@@ -55,6 +56,12 @@ class Command(BaseCommand):
         )
         parser.add_argument("--input-ratio", default="3", help="input tokens per generated token (default 3)")
         parser.add_argument("--cached-share", default="0", help="percent of input the API serves from cache")
+        parser.add_argument(
+            "--min-tokens-per-s",
+            default=str(DEFAULT_MIN_TOKENS_PER_S),
+            help="tokens/s each request sees at least: the cost per token and the break-even count the largest batch "
+            f"that keeps to it and fits, as the model page does (default {DEFAULT_MIN_TOKENS_PER_S})",
+        )
         parser.add_argument("--tp", help="tensor-parallel size for the engine capacity (default: what the need takes)")
         parser.add_argument("--gpu-memory-utilization", help="vLLM gpu_memory_utilization / SGLang mem_fraction_static")
         parser.add_argument("--max-model-len", help="tokens per request the engine is started with (default --context)")

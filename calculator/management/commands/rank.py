@@ -13,7 +13,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
-from calculator.estimation import estimate, speed
+from calculator.estimation import estimate
 from calculator.estimation.cost import cost_per_million_tokens
 from calculator.estimation.ranking import RankedOffer, Ranking, rank
 from calculator.management.options import (
@@ -27,7 +27,7 @@ from calculator.management.options import (
     usage_error,
 )
 from calculator.page.gpus import instance_plan
-from pricing.gpus import BYTES_PER_GB, GpuSpec, gpu_by_slug, load_gpus
+from pricing.gpus import BYTES_PER_GB, gpu_by_slug, load_gpus
 from pricing.offers import PRICING_KINDS, as_pricing_kind
 from pricing.selectors import current_offers
 
@@ -188,18 +188,12 @@ def _speeds(request: Request, ranking: Ranking) -> dict[Key, Speed]:
     """Per shown offer: the GPUs the engine runs, decode tokens/s (low end, as the page) and USD per M tokens."""
     spec, workload = request.spec, request.workload
     found: dict[Key, Speed] = {}
-    rates: dict[tuple[str, int], float | None] = {}
     for row in (*ranking.by_gpu, *ranking.by_provider):
-        gpu: GpuSpec | None = gpu_by_slug(row.offer.gpu_slug)
-        # as the page: the engine's split over the priced instance, per request the speed at its TP degree
-        plan = instance_plan(row, spec, workload, gpu)
-        running = plan.tensor_parallel
-        if (row.offer.gpu_slug, running) not in rates:
-            tokens = None
-            if gpu is not None and gpu.memory_bandwidth_gbps:
-                tokens = speed(spec, workload, gpu, running).decode_tokens_per_s_low
-            rates[(row.offer.gpu_slug, running)] = tokens
-        tokens = rates[(row.offer.gpu_slug, running)]
+        gpu = gpu_by_slug(row.offer.gpu_slug)
+        assert gpu is not None  # the ranking ranks only offers of catalog GPUs
+        # the page's plan of the priced instance: the engine's split, and what all requests generate at it
+        plan = instance_plan(row, ranking.need_bytes, spec, workload, gpu)
+        tokens = plan.throughput_low
         found[_key(row)] = {
             "tensor_parallel": plan.tensor_parallel,
             "pipeline_parallel": plan.pipeline_stages,

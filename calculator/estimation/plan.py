@@ -1,0 +1,227 @@
+"""Deployment plans: everything a reader is told about running one workload on one piece of hardware, computed once.
+
+A ``GpuPlan`` is a workload (precision, engine, context, requests) on GPUs of one type: the need, what one GPU holds
+for the engine (fit.budget_bytes, on the memory its runtime reports), the GPUs the memory needs, the GPUs billed (an
+instance as sold, or exactly the count), the split the engine runs on them (tensor × pipeline parallel, each rank
+holding its share, placement.py), the nodes, and the decode speed one request sees at that split. A ``MacPlan`` is
+the same workload on a Mac: its GPU limit out of the box on the reader's macOS, whether it fits before or after
+raising ``iogpu.wired_limit_mb``, and the value to set. ``LaunchPlan`` turns a plan and the weights that hold its
+precision (sourcing.py) into the engine's command.
+
+The model page's ranking and commands, the "can it run" pages, the home and GPU pages, the FAQ, the JSON API and the
+command line all read these, so a GPU count, a split, a verdict or a command is decided in one place
+(docs/methodology.md §4.9, §4.10, §4.5).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from models_catalog.architecture import ModelSpec
+
+from .fit import (
+    DEFAULT_MACOS,
+    MAX_GPUS_PER_NODE,
+    AppleFit,
+    GpuLike,
+    ParallelPlan,
+    apple_fit,
+    budget_bytes,
+    nodes_needed,
+    plan_on_instance,
+    units_needed,
+)
+from .launch import LaunchConfig, launch_command
+from .memo import per_spec
+from .memory import estimate
+from .placement import engine_plan, rank_fit
+from .sourcing import WeightsSource
+from .speed import SpeedHardware, speed
+from .workload import Workload
+
+# The share of a GPU every vLLM / SGLang command we hand out lets the engine fill (fit.usable_bytes assumes it).
+LAUNCH_MEMORY_FRACTION = 0.9
+TENSOR_PARALLEL_LAUNCH = ("vllm", "sglang")
+
+
+@dataclass(frozen=True, slots=True)
+class GpuPlan:
+    """A workload on GPUs of one type."""
+
+    gpu_slug: str
+    engine: str
+    need_bytes: int  # the whole need, all GPUs together
+    budget_bytes: int  # what one GPU holds for the engine
+    gpus_needed: int  # GPUs the memory needs
+    instance_gpus: int  # GPUs billed: the instance as sold, or the count itself
+    layout: ParallelPlan  # the split the engine runs: tensor × pipeline parallel over ``layout.gpus_run`` GPUs
+    tokens_per_s_low: float | None  # decode speed one request sees at the layout's tensor-parallel degree
+    tokens_per_s_high: float | None
+    throughput_low: float | None  # tokens/s all the workload's requests together (lower end): what a token costs
+
+    @property
+    def tensor_parallel(self) -> int:
+        return self.layout.tensor_parallel
+
+    @property
+    def pipeline_stages(self) -> int:
+        return self.layout.pipeline_stages
+
+    @property
+    def gpus_run(self) -> int:
+        return self.layout.gpus_run
+
+    @property
+    def idle_gpus(self) -> int:
+        """GPUs billed that the engine's split leaves unused."""
+        return max(0, self.instance_gpus - self.layout.gpus_run)
+
+    @property
+    def nodes(self) -> int:
+        """Nodes of at most 8 GPUs the engine's split spans."""
+        return nodes_needed(self.layout.gpus_run)
+
+    @property
+    def fits_one_gpu(self) -> bool:
+        return self.gpus_needed == 1
+
+    @property
+    def fits_one_node(self) -> bool:
+        return self.gpus_needed <= MAX_GPUS_PER_NODE
+
+
+class PlannedGpu(GpuLike, SpeedHardware, Protocol):
+    """A GPU record a plan reads: slug, name, nameplate and runtime memory, bandwidth and compute."""
+
+
+def gpu_plan(
+    spec: ModelSpec,
+    workload: Workload,
+    gpu: PlannedGpu,
+    *,
+    need_bytes: int | None = None,
+    instance_gpus: int | None = None,
+    gpus_needed: int | None = None,
+) -> GpuPlan:
+    """``workload`` on GPUs of type ``gpu``: on an instance of ``instance_gpus`` as sold (the ranking's row, whose
+    count ``gpus_needed`` it already made), else on exactly the GPUs the memory needs. ``need_bytes``: the
+    estimate, when the caller has it."""
+    need = need_bytes if need_bytes is not None else estimate(spec, workload).total_bytes
+    budget = budget_bytes(gpu, workload.engine)
+    needed = gpus_needed if gpus_needed is not None else units_needed(need, budget)
+    if instance_gpus is not None:
+        fits = rank_fit(spec, workload, gpu)
+        layout = plan_on_instance(instance_gpus, needed, spec.num_attention_heads, spec.num_kv_heads, fits)
+    else:
+        layout = engine_plan(spec, workload, gpu, needed)
+    low, high, total = _decode_speed(spec, workload, gpu, layout.tensor_parallel)
+    return GpuPlan(
+        gpu_slug=gpu.slug,
+        engine=workload.engine,
+        need_bytes=need,
+        budget_bytes=budget,
+        gpus_needed=needed,
+        instance_gpus=instance_gpus if instance_gpus is not None else layout.gpus_run,
+        layout=layout,
+        tokens_per_s_low=low,
+        tokens_per_s_high=high,
+        throughput_low=total,
+    )
+
+
+def _decode_speed(
+    spec: ModelSpec, workload: Workload, gpu: PlannedGpu, tensor_parallel: int
+) -> tuple[float | None, float | None, float | None]:
+    """(per request low, high, all requests low). A request passes the pipeline stages one after another, each
+    reading its share of the layers at the tensor-parallel degree: per request, the speed of the whole model at that
+    degree (docs/methodology.md §4.9)."""
+    if not gpu.memory_bandwidth_gbps:
+        return None, None, None
+
+    def compute() -> tuple[float | None, float | None, float | None]:
+        found = speed(spec, workload, gpu, tensor_parallel)
+        return found.per_request_tokens_per_s_low, found.per_request_tokens_per_s_high, found.decode_tokens_per_s_low
+
+    return per_spec("plan-speed", spec, (workload, gpu.slug, gpu.memory_bandwidth_gbps, tensor_parallel), compute)
+
+
+@dataclass(frozen=True, slots=True)
+class MacPlan:
+    """A workload on a Mac of ``ram_bytes`` unified memory on macOS ``macos``."""
+
+    need_bytes: int
+    ram_bytes: int
+    macos: str
+    fit: AppleFit
+
+    @property
+    def verdict(self) -> str:
+        """ "fits" out of the box, "raise" the GPU limit first, or "no"."""
+        if self.fit.fits_default:
+            return "fits"
+        return "raise" if self.fit.fits_after_raise else "no"
+
+    @property
+    def wired_limit_mb(self) -> int | None:
+        """The ``iogpu.wired_limit_mb`` value to set, when raising is needed and helps."""
+        return self.fit.wired_limit_mb
+
+
+def mac_plan(spec: ModelSpec, workload: Workload, ram_bytes: int, macos: str = DEFAULT_MACOS) -> MacPlan:
+    need = estimate(spec, workload).total_bytes
+    return mac_plan_for_need(need, ram_bytes, macos)
+
+
+def mac_plan_for_need(need_bytes: int, ram_bytes: int, macos: str = DEFAULT_MACOS) -> MacPlan:
+    """A need already estimated (a ranking of options computes each once) on a Mac."""
+    return MacPlan(need_bytes, ram_bytes, macos, apple_fit(need_bytes, ram_bytes, macos))
+
+
+@dataclass(frozen=True, slots=True)
+class Serving:
+    """What the command serves: context per request, requests at once, KV-cache precision."""
+
+    context: int
+    concurrency: int
+    kv_dtype: str = "fp16"
+
+
+def cloud_launch(plan: GpuPlan, source: WeightsSource, serving: Serving, engine: str) -> str:
+    """The vLLM or SGLang command that runs ``plan``'s split with the weights ``source`` names ("" when no build
+    holds the precision): the split the plan priced, the memory share the GPU count assumed."""
+    if not source.runnable or engine not in TENSOR_PARALLEL_LAUNCH:
+        return ""
+    return launch_command(
+        LaunchConfig(
+            engine=engine,
+            model=source.model,
+            context=serving.context,
+            concurrency=serving.concurrency,
+            quantization=source.quantization,
+            kv_dtype=serving.kv_dtype,
+            tensor_parallel=plan.tensor_parallel,
+            pipeline_parallel=plan.pipeline_stages,
+            nodes=plan.nodes,
+            gpu_memory_utilization=LAUNCH_MEMORY_FRACTION,
+            max_num_seqs=serving.concurrency if serving.concurrency > 1 else None,
+            prepare=source.prepare,
+        )
+    ).script
+
+
+def mac_launch(plan: MacPlan, source: WeightsSource, serving: Serving) -> str:
+    """The mlx_lm.server command (with the sysctl line when the limit must be raised) for ``plan``; "" when it
+    does not fit or no build holds the width."""
+    if not source.runnable or plan.verdict == "no":
+        return ""
+    return launch_command(
+        LaunchConfig(
+            engine="mlx",
+            model=source.model,
+            context=serving.context,
+            concurrency=serving.concurrency,
+            wired_limit_mb=plan.wired_limit_mb,
+            prepare=source.prepare,
+        )
+    ).script
