@@ -31,7 +31,7 @@ def _mlx_widths(key: str, inputs: PageInputs) -> tuple[str, ...]:
     """The MLX precisions that run what the local verdict ``key`` names, widest first, down to 4 bits."""
     if key.startswith("build:"):
         return (key,)
-    start = {"fp16": "fp16", "int8": "mlx-8bit", "int4": "mlx-4bit"}.get(key)
+    start = {"fp16": "fp16", "int8": "mlx-8bit", "int4": "mlx-4bit", "q8_0": "mlx-8bit", "q4_k_m": "mlx-4bit"}.get(key)
     if start is None:  # FP8 or MXFP4: mlx-lm has no such width; a published MLX build may still exist
         return tuple(b.key for b in inputs.builds if b.format == "MLX") or (key,)
     ladder = ("fp16", "mlx-8bit", "mlx-6bit", "mlx-4bit")

@@ -121,6 +121,20 @@ def option_workload(option: str, builds: dict[str, Build], engine: str, **change
 # Generic precisions an engine has no format for: llama.cpp (GGUF) has no FP8 weights; an FP8 release still counts
 # as itself (its GGUF conversion keeps 8 bits per weight).
 _NOT_LOADED: dict[str, tuple[str, ...]] = {"llama.cpp": ("fp8",), "ollama": ("fp8",), "mlx": ("fp8",)}
+# The 8- and 4-bit widths as the engines people run on their own cards and Macs load them: llama.cpp and Ollama GGUF
+# files (Q8_0; Q4_K_M, with the output head in Q6_K and some attention and feed-forward layers wider), MLX its own
+# N-bit groups. The generic INT8 / INT4 of the reference page put 8.4 / 4.2 bits on every tensor, embeddings and head
+# included, which sizes a Q4_K_M file's weights 13–16 % short (docs/methodology.md §2.4, §2.6, §2.7).
+ENGINE_FORMATS: dict[str, dict[str, str]] = {
+    "llama.cpp": {"int8": "q8_0", "int4": "q4_k_m"},
+    "ollama": {"int8": "q8_0", "int4": "q4_k_m"},
+    "mlx": {"int8": "mlx-8bit", "int4": "mlx-4bit"},
+}
+
+
+def engine_format(precision: str, engine: str) -> str:
+    """The format ``engine`` runs a generic ``precision`` in (itself where the engine loads it as such)."""
+    return ENGINE_FORMATS.get(engine, {}).get(precision, precision)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +161,11 @@ def verdict_on(
     FP16 (those options stay in the table)."""
     by_key = {b.key: b for b in builds if b.file_size_bytes}
     released = released_precision(spec.native_dtype)
-    generic = [p for p in GENERIC if p not in _NOT_LOADED.get(hardware.engine, ()) or p == released]
+    generic = [
+        engine_format(p, hardware.engine)
+        for p in GENERIC
+        if p not in _NOT_LOADED.get(hardware.engine, ()) or p == released
+    ]
     options = []
     for key in (*generic, *((released,) if released not in generic else ()), *by_key):
         workload = option_workload(key, by_key, hardware.engine, context=context, concurrency=concurrency)

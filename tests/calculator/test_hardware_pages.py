@@ -154,6 +154,24 @@ def test_can_it_run_answers_with_the_widest_option_that_fits(client, site):
     assert llama.one("tr", data_option="fp16").attrs["data-fits"] == "true"
 
 
+def test_a_card_people_own_is_sized_for_the_gguf_files_llama_cpp_loads_not_generic_int4(client, site):
+    """On an RTX 4090 (llama.cpp) the 8- and 4-bit options are Q8_0 and Q4_K_M, whose output head stays in Q6_K and
+    some layers wider: the generic INT4's 4.2 bits on every tensor sized them 13–16 % short."""
+    from calculator.estimation import Workload, estimate
+    from tests.calculator.estimation_specs import hub_spec
+
+    card = _page(client, LLAMA + "runs-on/rtx-4090/")
+    keys = [r.attrs["data-option"] for r in card.select("tr", data_option=True)]
+    assert "q8_0" in keys and "q4_k_m" in keys and "int4" not in keys and "int8" not in keys
+    spec = hub_spec("meta-llama/Llama-3.1-8B-Instruct")
+    need = estimate(spec, Workload(precision="q4_k_m", engine="llama.cpp")).total_bytes
+    generic = estimate(spec, Workload(precision="int4", engine="llama.cpp")).total_bytes
+    row = card.one("tr", data_option="q4_k_m")
+    assert row.one("th").text == "GGUF Q4_K_M" and need > 1.1 * generic
+    # a datacenter GPU under vLLM keeps the generic widths
+    assert _page(client, LLAMA + "runs-on/h100-sxm/").one("tr", data_option="int4")
+
+
 def test_can_it_run_refuses_hardware_we_do_not_know(client, site):
     _page(client, GLM + "runs-on/mac-7/", 404)
     _page(client, GLM + "runs-on/warp-core/", 404)
