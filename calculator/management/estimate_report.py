@@ -7,7 +7,7 @@ answers are plain dicts and the core's own results; ``estimate_output`` words th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import date
 from decimal import Decimal
 from typing import Any
@@ -200,15 +200,7 @@ def cost_json(
         # the conservative end of the decode range, as the model page uses it
         "tokens_per_s": tokens_per_s,
         "per_million_tokens_usd": cost_per_million_tokens(per_hour, tokens_per_s),
-        "sustained": None
-        if sustained is None
-        else {
-            "concurrency": sustained.concurrency,
-            "tokens_per_s": sustained.tokens_per_s,
-            "per_request_tokens_per_s": sustained.per_request_tokens_per_s,
-            "limit": sustained.limit,
-            "meets_floor": sustained.meets_floor,
-        },
+        "sustained": asdict(sustained) if sustained is not None else None,
         "break_even": None,
     }
     if options["api_price"]:
