@@ -5,11 +5,12 @@ for the engine (fit.budget_bytes, on the memory its runtime reports), the GPUs t
 instance as sold, or exactly the count), the split the engine runs on them (tensor × pipeline parallel, each rank
 holding its share, placement.py), the nodes, and the decode speed one request sees at that split. A ``MacPlan`` is
 the same workload on a Mac: its GPU limit out of the box on the reader's macOS, whether it fits before or after
-raising ``iogpu.wired_limit_mb``, and the value to set. ``LaunchPlan`` turns a plan and the weights that hold its
-precision (sourcing.py) into the engine's command.
+raising ``iogpu.wired_limit_mb``, and the value to set. ``cloud_launch`` and ``mac_launch`` turn a plan and the
+weights that hold its precision (sourcing.py) into the engine's command.
 
-The model page's ranking and commands, the "can it run" pages, the home and GPU pages, the FAQ, the JSON API and the
-command line all read these, so a GPU count, a split, a verdict or a command is decided in one place
+The model page's ranking rows and commands, the local and "can it run" verdicts, the JSON API (which renders the
+page) and the command line read these; the home and GPU pages and the FAQ read the count rule they are built on
+(fit.gpus_needed, fit.budget_bytes). A GPU count, a split, a verdict or a command is decided in one place
 (docs/methodology.md §4.9, §4.10, §4.5).
 """
 
