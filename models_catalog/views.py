@@ -41,11 +41,14 @@ def model_list(request: HttpRequest) -> HttpResponse:
     )
     page = selectors.catalog_page(models, int(values["page"]), selectors.PER_PAGE)
     importable = None
+    close: list[Model] = []
     if values["q"] and not page.rows and page.number == 1:
         try:
             importable = parse_hub_id(str(values["q"]))
         except InvalidHubId:
             importable = None
+        # a typo ("deepsek", "qwen 3 32"): the catalog ids and names that look like it
+        close = selectors.close_matches(str(values["q"]))
     base = reverse("models_catalog:list")
 
     def page_url(number: int) -> str:
@@ -63,6 +66,7 @@ def model_list(request: HttpRequest) -> HttpResponse:
         "query": values,
         "choices": selectors.filter_choices(),
         "importable": importable,
+        "close_matches": close,
         "query_errors": sorted(form.errors),
         "machine": machine,
         # a link that asks for "runs on my machine" where this browser remembers no machine: the list is unfiltered

@@ -304,3 +304,15 @@ def test_name_order_ignores_case_and_reads_numbers_by_value(client, catalog):
 def test_search_ignores_hyphens_dots_and_case(client, catalog, query, expected):
     page = parse(client.get("/en/models/", {"q": query}).content)
     assert {r.attrs["data-hub-id"] for r in page.select("tr", data_hub_id=True)} == expected
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [("deepsek", "deepseek-ai/DeepSeek-V3"), ("qwne3-8b", "Qwen/Qwen3-8B"), ("gema-2-9b", "google/gemma-2-9b-it")],
+)
+def test_a_search_with_a_typo_offers_the_models_it_looks_like(client, catalog, query, expected):
+    page = parse(client.get("/en/models/", {"q": query}).content)
+    assert page.select("tr", data_hub_id=True) == []  # no word of the catalog holds the typo
+    assert query in page.one("p", id="close-matches-note").text
+    links = [a.attrs["href"] for a in page.one("ul", **{"class": "close-matches"}).select("a")]
+    assert f"/en/models/{expected}/" in links
