@@ -51,3 +51,51 @@ def test_back_after_two_catalog_filters_restores_the_whole_page(browser_page):
     page.wait_for_function("() => location.search.includes('q=Qwen')")
     page.wait_for_function("() => document.querySelectorAll('tr[data-hub-id]').length > 1")
     assert _whole_page(page)
+
+
+def test_back_keeps_the_readers_scroll_position(browser_page):
+    """Back after a change made far down the page returns to that place, not to the top or the footer."""
+    services.model_import_offline(SHIPPED, only=["meta-llama/Llama-3.1-8B-Instruct"])
+    page = browser_page
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto("/en/models/meta-llama/Llama-3.1-8B-Instruct/")
+    page.wait_for_function("() => window.htmx !== undefined")
+    page.locator("#f-macos").scroll_into_view_if_needed()
+    page.evaluate("() => window.scrollBy(0, 200)")
+    before = page.evaluate("() => window.scrollY")
+    assert before > 1000
+    page.select_option("#f-macos", "26")
+    page.wait_for_function("() => location.search.includes('macos=26')")
+    page.wait_for_function("() => document.querySelector('#f-macos').value === '26'")
+    page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")  # read on, to the footer
+
+    page.go_back()
+    page.wait_for_function("() => !location.search.includes('macos=26')")
+    page.wait_for_function(
+        "() => document.querySelector('#f-macos') && document.querySelector('#f-macos').value === '15'"
+    )
+    page.wait_for_timeout(300)
+    after = page.evaluate("() => window.scrollY")
+    assert abs(after - before) < 400, (before, after)
+
+
+def test_back_after_two_mode_changes_keeps_the_scroll_position(browser_page):
+    services.model_import_offline(SHIPPED, only=["meta-llama/Llama-3.1-8B-Instruct"])
+    page = browser_page
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto("/en/models/meta-llama/Llama-3.1-8B-Instruct/")
+    page.wait_for_function("() => window.htmx !== undefined")
+    page.locator("select[name=mode]").scroll_into_view_if_needed()
+    before = page.evaluate("() => window.scrollY")
+    page.select_option("select[name=mode]", "lora")
+    page.wait_for_function("() => location.search.includes('mode=lora')")
+    at_lora = page.evaluate("() => window.scrollY")
+    page.select_option("select[name=mode]", "full")
+    page.wait_for_function("() => location.search.includes('mode=full')")
+    page.go_back()
+    page.wait_for_function("() => location.search.includes('mode=lora')")
+    page.wait_for_function("() => document.querySelector('select[name=mode]').value === 'lora'")
+    page.wait_for_timeout(300)
+    after = page.evaluate("() => window.scrollY")
+    height = page.evaluate("() => document.body.scrollHeight")
+    assert abs(after - at_lora) < 400, (before, at_lora, after, height)
