@@ -27,6 +27,7 @@ from calculator.page.machines import (
     Hardware,
     Option,
     engine_for,
+    engine_format,
     hardware_for,
     option_workload,
     popular_hardware,
@@ -42,6 +43,7 @@ __all__ = [
     "ModelFit",
     "RunsOn",
     "capacity_comparison",
+    "gpu_fit_formats",
     "hardware_for",
     "models_on_gpu",
     "popular_hardware",
@@ -123,15 +125,22 @@ class ModelFit:
     url: str
     display_name: str
     params_billions: float | None
-    counts: tuple[tuple[str, int], ...]  # (precision, GPUs needed, fit.gpus_needed): as released, int8, int4
+    counts: tuple[tuple[str, int], ...]  # (precision, GPUs needed, fit.gpus_needed): as released, 8-bit, 4-bit
+
+
+def gpu_fit_formats(gpu: GpuSpec) -> tuple[str, str]:
+    """The 8- and 4-bit formats a GPU type's engine loads (machines.engine_format): the "which models fit" columns."""
+    engine = engine_for(gpu)
+    return engine_format("int8", engine), engine_format("int4", engine)
 
 
 def models_on_gpu(models: Sequence[tuple[str, str, float | None, ModelSpec]], gpu: GpuSpec) -> list[ModelFit]:
-    """For each (url, name, billions, spec): GPUs of ``gpu`` it needs per precision, fewest first."""
+    """For each (url, name, billions, spec): GPUs of ``gpu`` it needs as released and at the 8- and 4-bit formats
+    the GPU's engine loads, fewest first."""
     engine = engine_for(gpu)
     fits = []
     for url, name, billions, spec in models:
-        precisions = (released_precision(spec.native_dtype), "int8", "int4")
+        precisions = (released_precision(spec.native_dtype), *gpu_fit_formats(gpu))
         counts = tuple(
             (p, gpus_needed(estimate(spec, Workload(precision=p, engine=engine)).total_bytes, gpu, engine))
             for p in precisions

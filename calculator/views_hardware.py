@@ -16,7 +16,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from calculator.charts import price_chart
-from calculator.hardware import hardware_for, models_on_gpu, popular_hardware, runs_on
+from calculator.hardware import gpu_fit_formats, hardware_for, models_on_gpu, popular_hardware, runs_on
 from calculator.page import ModelPage, capture_day, model_page
 from calculator.page.basis import page_basis
 from calculator.page.choices import FORM_PRECISIONS
@@ -114,6 +114,7 @@ def gpu_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "history_window_days": settings.PRICING_STALE_AFTER_HOURS // 24,
         "chart": price_chart(days),
         "fits": models_on_gpu(_catalog_specs(MODELS_ON_GPU_PAGE), gpu),
+        "fit_formats": gpu_fit_formats(gpu),
         "runs_on_key": slug if hardware_for(slug, gpus) else None,
     }
     return render(request, "calculator/gpu.html", context)

@@ -62,7 +62,11 @@ def test_gpu_page_lists_offers_with_dates_and_which_models_fit(client, site):
     glm = {c.attrs["data-precision"]: int(c.attrs["data-count"]) for c in fits["GLM-5.3-Flash"].select("td")}
     # as released (FP8, 356 GB), INT8 (372 GB) and INT4 (187 GB) over the 185.5 GB vLLM fills of the 206.1 GB ROCm
     # reports for an MI300X (90 % of the 192 GB on the box would need 3 for FP8)
-    assert glm == {"fp8": 2, "int8": 3, "int4": 2}
+    assert glm == {"fp8": 2, "int8": 3, "awq": 2}
+    assert [th.attrs["data-format"] for th in page.one("table", id="models-on-gpu").select("th", data_format=True)] == [
+        "int8",
+        "awq",
+    ]
     assert fits["GLM-5.3-Flash"].one("td", data_precision="fp8").one("span").text == "FP8"
     gpt_oss = {c.attrs["data-precision"]: int(c.attrs["data-count"]) for c in fits["gpt-oss-120b"].select("td")}
     assert next(iter(gpt_oss)) == "mxfp4" and gpt_oss["mxfp4"] == 1  # MXFP4 experts, as released: one card
@@ -168,8 +172,13 @@ def test_a_card_people_own_is_sized_for_the_gguf_files_llama_cpp_loads_not_gener
     generic = estimate(spec, Workload(precision="int4", engine="llama.cpp")).total_bytes
     row = card.one("tr", data_option="q4_k_m")
     assert row.one("th").text == "GGUF Q4_K_M" and need > 1.1 * generic
-    # a datacenter GPU under vLLM keeps the generic widths
-    assert _page(client, LLAMA + "runs-on/h100-sxm/").one("tr", data_option="int4")
+    # a datacenter GPU under vLLM: 4-bit as the AWQ checkpoints vLLM loads, INT8 generic
+    h100 = _page(client, LLAMA + "runs-on/h100-sxm/")
+    assert (
+        h100.one("tr", data_option="awq")
+        and h100.one("tr", data_option="int8")
+        and not h100.select("tr", data_option="int4")
+    )
 
 
 def test_can_it_run_refuses_hardware_we_do_not_know(client, site):
