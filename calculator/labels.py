@@ -44,6 +44,13 @@ FRAMEWORK_LABELS = {
     "deepspeed": _("DeepSpeed ZeRO / FSDP"),
     "deepspeed_offload": _("DeepSpeed ZeRO-Offload (CPU)"),
 }
+# The same, short enough for the select's box on a phone (the setting line above the answer says the full name).
+FRAMEWORK_SELECT_LABELS = {
+    **FRAMEWORK_LABELS,
+    "transformers": _("HF Transformers + PEFT"),
+    "trl": _("HF TRL (SFTTrainer)"),
+    "deepspeed_offload": _("DeepSpeed CPU offload"),
+}
 
 # What each generic precision means for a reader (the cards "cheapest GPU per precision").
 PRECISION_NOTES = {

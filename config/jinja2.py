@@ -110,6 +110,7 @@ def environment(**options) -> Environment:
             "mode_labels": labels.MODE_LABELS,
             "optimizer_labels": labels.OPTIMIZER_LABELS,
             "framework_labels": labels.FRAMEWORK_LABELS,
+            "framework_select_labels": labels.FRAMEWORK_SELECT_LABELS,
             "macos_labels": labels.MACOS_LABELS,
             "engines": ENGINES,
             "kv_dtypes": KV_DTYPES,

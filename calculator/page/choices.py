@@ -36,6 +36,24 @@ FORM_PRECISIONS: tuple[str, ...] = (
 )
 
 
+def gpu_choice_labels(gpus: Sequence[GpuSpec]) -> list[str]:
+    """What a select shows for each GPU, short enough for its box: the short name ("RTX PRO 6000 96GB") where it
+    names one GPU of the list, else the full name without the vendor ("H100 SXM 80GB" beside "H100 PCIe 80GB")."""
+    counts: dict[str, int] = {}
+    for gpu in gpus:
+        counts[gpu.short_name] = counts.get(gpu.short_name, 0) + 1
+    labels = []
+    for gpu in gpus:
+        if gpu.short_name and counts[gpu.short_name] == 1:
+            labels.append(gpu.short_name)
+        else:
+            name = gpu.name.split(" (", 1)[0]
+            for prefix in ("NVIDIA ", "AMD ", "GeForce "):
+                name = name.removeprefix(prefix)
+            labels.append(name)
+    return labels
+
+
 def page_choices(
     max_context: int | None, builds: Sequence[Build], gpus: Sequence[GpuSpec], *, released: str = "fp16"
 ) -> PageChoices:
@@ -44,7 +62,8 @@ def page_choices(
     keys = FORM_PRECISIONS if released in FORM_PRECISIONS else (released, *FORM_PRECISIONS)
     precisions = [Choice(p, precision_label(p)) for p in keys]
     precisions += [Choice(b.key, b.label) for b in builds if b.file_size_bytes]
-    hardware = [Choice(g.slug, g.name) for g in gpus if g.segment in INVERSE_GPU_SEGMENTS]
+    listed = [g for g in gpus if g.segment in INVERSE_GPU_SEGMENTS]
+    hardware = [Choice(g.slug, label) for g, label in zip(listed, gpu_choice_labels(listed), strict=True)]
     hardware += [Choice(f"{MAC_PREFIX}{gib}", f"Mac {gib} GB") for gib in MAC_MEMORY_GIB]
     return PageChoices(
         precisions=tuple(precisions), max_context=max_context, default_precision=released, gpus=tuple(hardware)

@@ -185,6 +185,32 @@ def overlapping_text(page: Any, *, min_overlap_px: float = 1, ignore: str = "") 
     return page.evaluate(_OVERLAP_JS, [min_overlap_px, ignore])
 
 
+# A select shows only its chosen option in its box: text wider than the box (less the padding and the arrow) is cut.
+_CUT_SELECT_JS = r"""() => {
+  const canvas = document.createElement('canvas').getContext('2d');
+  const cut = [];
+  for (const select of document.querySelectorAll('select')) {
+    if (!select.offsetParent || !select.options.length) continue;
+    const style = getComputedStyle(select);
+    canvas.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 16;
+    for (const option of select.options) {
+      const width = canvas.measureText(option.text).width;
+      if (width > room) {
+        cut.push(`select[name=${select.name}]: "${option.text}" needs ${Math.round(width)} px,`
+          + ` has ${Math.round(room)}`);
+      }
+    }
+  }
+  return cut;
+}"""
+
+
+def cut_selects(page: Any) -> list[str]:
+    """Options a select cannot show whole in its box (any option, not only the chosen one: the reader picks them)."""
+    return list(page.evaluate(_CUT_SELECT_JS))
+
+
 @cache
 def axe_source() -> str:
     # axe-playwright-python is pinned in pyproject.toml's test extra only as the carrier of this file:
@@ -247,6 +273,7 @@ def check_views(
             problems = {
                 "horizontal overflow": horizontal_overflow(page),
                 "overlapping text": overlapping_text(page, ignore=ignore),
+                "select text cut": cut_selects(page),
             }
             if (width, scheme) in AXE_VIEWS.get(lang, frozenset()):
                 problems["axe-core violations"] = describe_axe_violations(axe_violations(page))

@@ -16,6 +16,7 @@ from tests.browser.layout import (
     AXE_VIEWS,
     axe_violations,
     check_views,
+    cut_selects,
     describe_axe_violations,
     horizontal_overflow,
     overlapping_text,
@@ -80,6 +81,18 @@ def test_checks_report_a_wide_box_a_long_word_overlapping_text_and_a_missing_alt
     rules = [violation["id"] for violation in axe_violations(small_page)]
     assert "image-alt" in rules
     assert "image-alt (critical)" in describe_axe_violations(axe_violations(small_page))[rules.index("image-alt")]
+
+
+def test_the_select_check_reports_an_option_its_box_cannot_show_whole(small_page):
+    small_page.set_content(
+        '<!doctype html><html lang="en"><head><title>s</title></head><body><main>'
+        '<label>A<select name="narrow" style="width: 8rem"><option>short</option>'
+        "<option>NVIDIA RTX PRO 6000 Blackwell 96GB (Workstation)</option></select></label>"
+        '<label>B<select name="wide" style="width: 30rem"><option>NVIDIA H200 SXM 141GB</option></select></label>'
+        "</main></body></html>"
+    )
+    cut = cut_selects(small_page)
+    assert len(cut) == 1 and cut[0].startswith('select[name=narrow]: "NVIDIA RTX PRO 6000 Blackwell')
 
 
 def test_checks_leave_sideways_scrollers_hidden_text_closed_details_and_tight_lines_alone(small_page):
