@@ -354,7 +354,7 @@ def test_docs_page_lists_every_operation_from_this_origin(client):
     assert 'data-operation="GET /api/v1/estimate"' in html
     assert 'data-operation="POST /api/v1/estimate"' in html
     assert "<script" not in html and "https://" not in html.split("<body>")[0]
-    assert '<header class="site-header">' in html and '<a class="site-name" href="/">' in html  # a way back
+    assert '<header class="site-header">' in html and '<a class="site-name" href="/en/">' in html  # a way back
 
 
 def test_the_macos_version_is_a_parameter_of_the_mac_verdicts(client, seed_site):
