@@ -9,7 +9,6 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from django.conf import settings
 from django.db.models import F
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -17,7 +16,7 @@ from django.views.decorators.http import require_GET
 
 from calculator.charts import price_chart
 from calculator.hardware import gpu_fit_formats, hardware_for, models_on_gpu, popular_hardware, runs_on
-from calculator.page import ModelPage, capture_day, model_page
+from calculator.page import ModelPage, model_page
 from calculator.page.basis import page_basis
 from calculator.page.choices import FORM_PRECISIONS
 from calculator.state import DEFAULT_PRECISION, CalculatorState, parse_state, state_query
@@ -101,7 +100,6 @@ def gpu_detail(request: HttpRequest, slug: str) -> HttpResponse:
     on_demand = [o for o in offers if o.pricing_kind == "on-demand"]
     history = price_history(slug)
     days = [(p.day, float(p.median_usd), float(p.cheapest_usd)) for p in history]
-    seen = [o.captured_at for o in on_demand if o.captured_at is not None]
     context = {
         "gpu": gpu,
         "sources": _source_lines(gpu.sources),
@@ -109,9 +107,6 @@ def gpu_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "stale": stale_offers(on_demand),
         "other_offer_count": len(offers) - len(on_demand),  # spot, community and reserved
         "history": history,
-        # why a GPU with offers has no history: none was seen within the window a day of the history counts
-        "newest_seen": max(seen, key=capture_day) if seen else None,
-        "history_window_days": settings.PRICING_STALE_AFTER_HOURS // 24,
         "chart": price_chart(days),
         "fits": models_on_gpu(_catalog_specs(MODELS_ON_GPU_PAGE), gpu),
         "fit_formats": gpu_fit_formats(gpu),

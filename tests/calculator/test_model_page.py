@@ -304,7 +304,6 @@ def test_every_section_is_on_a_dense_model_page_in_both_languages(client, seed_s
             "breakdown",
             "gpus",
             "by-precision",
-            "builds",
             "context",
             "inverse",
             "local",
@@ -314,6 +313,9 @@ def test_every_section_is_on_a_dense_model_page_in_both_languages(client, seed_s
         ):
             assert page.one(id=section), section
         assert not page.select(data_fact="params_active")  # dense: one parameter count
+        # no published build and no download count recorded: neither section nor fact, and no placeholder
+        assert not page.select(id="builds") and "quantized builds" not in page.text.lower()
+        assert not page.select(data_fact="downloads")
         assert len(response.content) < 100_000
 
 
