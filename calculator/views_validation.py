@@ -23,6 +23,7 @@ from django.views.decorators.http import require_GET
 from calculator import validation
 from calculator.labels import engine_name
 from calculator.validation import Case, Result
+from pricing.gpus import gpu_by_slug
 from web.kept import Kept
 
 logger = logging.getLogger(__name__)
@@ -57,6 +58,25 @@ UNIT_LABELS = {
 _URL = re.compile(r"https?://[^\s<>\"']+")
 # Our own section references in a source line point into the repository, not to anything a reader can open.
 _INTERNAL_REFERENCE = re.compile(r"[;,]?\s*docs/methodology\.md(?:\s*§\s*[\d.]+(?:\s*,\s*§\s*[\d.]+)*)?")
+# A commit a source line pins ("(commit 25933486)", "at commit 145b6280…"): kept in the downloadable data, where a
+# script can use it; a reader cites the document by its title and link.
+_COMMIT = re.compile(r"\s*\(?\b(?:at\s+)?commit\s+[0-9a-f]{7,40}\b\)?", re.IGNORECASE)
+
+# The architecture families the cases are grouped by, in the reader's words.
+FAMILY_LABELS = {
+    "dense": _("Dense"),
+    "dense-tied": _("Dense, tied embeddings"),
+    "dense-swa": _("Dense, sliding window"),
+    "moe": _("Mixture of experts"),
+    "mla-moe": _("Latent attention (MLA) + experts"),
+    "gpt-oss": _("gpt-oss (experts, sliding window, MXFP4)"),
+    "hybrid": _("Hybrid linear attention"),
+    "vlm": _("Vision-language"),
+}
+
+
+def family_label(family: str) -> str:
+    return str(FAMILY_LABELS.get(family, family.replace("-", " ")))
 
 
 def kind_label(kind: str) -> str:
@@ -75,7 +95,7 @@ class SourcePart:
 
 def source_parts(source: str) -> list[SourcePart]:
     """A source line as text and links, without our internal section references."""
-    text = _INTERNAL_REFERENCE.sub("", source).strip().rstrip(";,").strip()
+    text = _COMMIT.sub("", _INTERNAL_REFERENCE.sub("", source)).strip().rstrip(";,").strip()
     parts: list[SourcePart] = []
     position = 0
     for match in _URL.finditer(text):
@@ -129,6 +149,8 @@ def settings_text(settings: Any) -> list[str]:
             continue
         if isinstance(value, bool):
             value = gettext("yes") if value else gettext("no")
+        elif name == "gpu" and isinstance(value, str) and (gpu := gpu_by_slug(value)) is not None:
+            value = gpu.short_name  # "H100 80GB", not the catalog's slug
         shown.append(f"{SETTING_LABELS.get(name, name)}: {value}")
     return shown
 
@@ -210,6 +232,10 @@ class Row:
     def case(self) -> Case:
         return self.result.case
 
+    @property
+    def family(self) -> str:
+        return family_label(self.case.family)
+
 
 def _row(result: Result) -> Row:
     case = result.case
@@ -261,7 +287,7 @@ def _summary(results: list[Result], by: str) -> list[SummaryRow]:
         rows.append(
             SummaryRow(
                 kind=kind_label(group.kind),
-                key=engine_name(group.key) if by == "engine" else group.key,
+                key=engine_name(group.key) if by == "engine" else family_label(group.key),
                 cases=group.cases,
                 within=group.within,
                 mean_abs_error_percent=_shown_percent(group.mean_abs_error),

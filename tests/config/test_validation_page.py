@@ -101,3 +101,19 @@ def test_errors_show_to_the_tenth_with_a_sign_and_a_tiny_miss_as_zero(client, mo
 
     assert error_cell(first) == "0.0 %"  # -0.04 %: neither "-0.0" nor "+0.0"
     assert error_cell(second) == "+1.4 %"
+
+
+def test_readers_see_families_gpus_and_sources_in_words_and_no_ids_or_commits(client):
+    """Case ids and commit hashes belong to the downloadable data; the page names what a reader cites."""
+    import re
+
+    page = parse(client.get("/en/validation/").content.decode())
+    cases = page.select("tr", data_case=True)
+    shown = " ".join(row.text for row in cases)
+    assert not any(row.attrs["data-case"] in row.one("th").text for row in cases)  # the id stays an attribute
+    assert not re.search(r"\bcommit\s+[0-9a-f]{7,}", shown, re.IGNORECASE)
+    families = {row.select("td")[1].text for row in cases}
+    assert "Dense" in families and "mla-moe" not in families and "dense-tied" not in families
+    assert "GPU: H100 80GB" in shown and "GPU: h100-sxm" not in shown
+    german = parse(client.get("/de/validation/").content.decode())
+    assert "Dicht, gekoppelte Embeddings" in german.select("table", **{"class": "validation-summary"})[0].text
