@@ -19,7 +19,7 @@ from web.fragments import HtmxHttpRequest, wants_fragment
 from web.generations import CATALOG_GENERATION, PRICES_GENERATION
 from web.kept import Kept
 from web.negotiation import MARKDOWN, wants_markdown
-from web.rig import RIG_COOKIE, RIG_COOKIE_SECONDS, RIG_FIELDS, parse_rig
+from web.rig import MACOS_FIELD, RIG_COOKIE, RIG_COOKIE_SECONDS, RIG_FIELDS, parse_rig
 
 OG_IMAGE_SECONDS = 24 * 60 * 60
 # The share card shows the model's name and its default state's headline in the reader's language: a rename, a
@@ -39,7 +39,7 @@ def remember_rig(request: HttpRequest) -> HttpResponse:
     if "forget" in request.POST:
         response.delete_cookie(RIG_COOKIE)
         return response
-    machine = parse_rig(",".join(request.POST.get(name, "").strip()[:24] for name in RIG_FIELDS))
+    machine = parse_rig(",".join(request.POST.get(name, "").strip()[:24] for name in (*RIG_FIELDS, MACOS_FIELD)))
     if machine is not None and any(g.slug == machine.gpu for g in load_gpus()):
         response.set_cookie(RIG_COOKIE, machine.cookie_value, max_age=RIG_COOKIE_SECONDS, samesite="Lax", httponly=True)
     return response

@@ -18,7 +18,7 @@ from calculator.state import PRESET_CONTEXTS, CalculatorState, Ignored, PageChoi
 from models_catalog.architecture import SpecNote
 from models_catalog.models import Model
 from models_catalog.selectors import ModelFacts, SimilarModel
-from web.rig import RIG_FIELDS, remembered_rig
+from web.rig import MACOS_FIELD, RIG_FIELDS, remembered_rig
 
 # The page's sections that no query string changes: rendered once per kept basis (calculator/page/basis.py).
 BASIS_SECTIONS = (("facts_html", "calculator/_model_facts.html"), ("similar_html", "calculator/_similar.html"))
@@ -104,4 +104,6 @@ def with_remembered_rig(request: HttpRequest) -> QueryDict:
     query = request.GET.copy()
     if remembered is not None and not any(name in query for name in RIG_FIELDS):
         query["rig"], query["rig_gpus"], query["ram"] = remembered.gpu, str(remembered.gpus), str(remembered.ram_gib)
+    if remembered is not None and MACOS_FIELD not in query and remembered.macos != "15":
+        query[MACOS_FIELD] = remembered.macos
     return query
