@@ -175,13 +175,6 @@ def apple_default_gpu_share(ram_gib: float, macos: str = DEFAULT_MACOS) -> float
     return points[-1][1]
 
 
-def apple_share_measured(ram_gib: int, macos: str = DEFAULT_MACOS) -> bool:
-    """Whether the default share at this RAM size and macOS version was logged rather than interpolated."""
-    if macos != "26":
-        return ram_gib in (8, 16, 32, 64, 96)
-    return ram_gib in (16, 128)
-
-
 @dataclass(frozen=True, slots=True)
 class AppleFit:
     ram_bytes: int
