@@ -175,6 +175,7 @@ class Machine:
     memory_bandwidth_gbps: float | None = None
     bf16_dense_tflops: float | None = None
     fp8_dense_tflops: float | None = None
+    reported_capacity_bytes: int | None = None  # GpuSpec.capacity_bytes of the catalog row it comes from
 
     @property
     def short_name(self) -> str:
@@ -182,8 +183,9 @@ class Machine:
 
     @property
     def capacity_bytes(self) -> int:
-        """The memory its GPU may address: the whole unified memory (the limits come on top)."""
-        return self.memory_bytes
+        """The memory its GPU may address: what the runtime reports for the machine's GPU record (a DGX Spark, a
+        Strix Halo box), else the whole unified memory (a Mac; its limits come on top)."""
+        return self.reported_capacity_bytes or self.memory_bytes
 
 
 Hardware = GpuSpec | Machine
@@ -202,6 +204,7 @@ def machine_from_gpu(gpu: GpuSpec, ram_gb: float | None = None) -> Machine:
         memory_bandwidth_gbps=gpu.memory_bandwidth_gbps,
         bf16_dense_tflops=gpu.bf16_dense_tflops,
         fp8_dense_tflops=gpu.fp8_dense_tflops,
+        reported_capacity_bytes=None if apple or ram_gb is not None else gpu.capacity_bytes,
     )
 
 

@@ -11,6 +11,7 @@ from calculator.page.inputs import PageInputs
 
 from .gpus import OfferRow
 from .local import Local
+from .machines import ENGINE_FORMATS
 from .setting import Setting
 
 
@@ -31,7 +32,9 @@ def _mlx_widths(key: str, inputs: PageInputs) -> tuple[str, ...]:
     """The MLX precisions that run what the local verdict ``key`` names, widest first, down to 4 bits."""
     if key.startswith("build:"):
         return (key,)
-    start = {"fp16": "fp16", "int8": "mlx-8bit", "int4": "mlx-4bit", "q8_0": "mlx-8bit", "q4_k_m": "mlx-4bit"}.get(key)
+    # the local verdict names llama.cpp's formats (machines.ENGINE_FORMATS): back to the generic width, then MLX's
+    generic = {fmt: width for width, fmt in ENGINE_FORMATS["llama.cpp"].items()}.get(key, key)
+    start = "fp16" if generic == "fp16" else ENGINE_FORMATS["mlx"].get(generic)
     if start is None:  # FP8 or MXFP4: mlx-lm has no such width; a published MLX build may still exist
         return tuple(b.key for b in inputs.builds if b.format == "MLX") or (key,)
     ladder = ("fp16", "mlx-8bit", "mlx-6bit", "mlx-4bit")

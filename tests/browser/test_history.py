@@ -53,13 +53,18 @@ def test_back_after_two_catalog_filters_restores_the_whole_page(browser_page):
     assert _whole_page(page)
 
 
-def test_back_keeps_the_readers_scroll_position(browser_page):
-    """Back after a change made far down the page returns to that place, not to the top or the footer."""
+def _llama_page(page, *, width: int):
+    """Llama-3.1-8B's page at ``width`` px, with htmx loaded."""
     services.model_import_offline(SHIPPED, only=["meta-llama/Llama-3.1-8B-Instruct"])
-    page = browser_page
-    page.set_viewport_size({"width": 1280, "height": 800})
+    page.set_viewport_size({"width": width, "height": 800})
     page.goto("/en/models/meta-llama/Llama-3.1-8B-Instruct/")
     page.wait_for_function("() => window.htmx !== undefined")
+    return page
+
+
+def test_back_keeps_the_readers_scroll_position(browser_page):
+    """Back after a change made far down the page returns to that place, not to the top or the footer."""
+    page = _llama_page(browser_page, width=1280)
     page.locator("#f-macos").scroll_into_view_if_needed()
     page.evaluate("() => window.scrollBy(0, 200)")
     before = page.evaluate("() => window.scrollY")
@@ -80,11 +85,7 @@ def test_back_keeps_the_readers_scroll_position(browser_page):
 
 
 def test_back_after_two_mode_changes_keeps_the_scroll_position(browser_page):
-    services.model_import_offline(SHIPPED, only=["meta-llama/Llama-3.1-8B-Instruct"])
-    page = browser_page
-    page.set_viewport_size({"width": 375, "height": 800})
-    page.goto("/en/models/meta-llama/Llama-3.1-8B-Instruct/")
-    page.wait_for_function("() => window.htmx !== undefined")
+    page = _llama_page(browser_page, width=375)
     page.locator("select[name=mode]").scroll_into_view_if_needed()
     before = page.evaluate("() => window.scrollY")
     page.select_option("select[name=mode]", "lora")
