@@ -23,6 +23,7 @@ from models_catalog.architecture import ModelSpec
 
 from .fit import (
     DEFAULT_MACOS,
+    FILL_FRACTION,
     MAX_GPUS_PER_NODE,
     AppleFit,
     GpuLike,
@@ -41,8 +42,6 @@ from .sourcing import WeightsSource
 from .speed import SpeedHardware, speed
 from .workload import Workload
 
-# The share of a GPU every vLLM / SGLang command we hand out lets the engine fill (fit.usable_bytes assumes it).
-LAUNCH_MEMORY_FRACTION = 0.9
 TENSOR_PARALLEL_LAUNCH = ("vllm", "sglang")
 
 
@@ -204,7 +203,7 @@ def cloud_launch(plan: GpuPlan, source: WeightsSource, serving: Serving, engine:
             tensor_parallel=plan.tensor_parallel,
             pipeline_parallel=plan.pipeline_stages,
             nodes=plan.nodes,
-            gpu_memory_utilization=LAUNCH_MEMORY_FRACTION,
+            gpu_memory_utilization=FILL_FRACTION,  # the share fit.usable_bytes counted on
             max_num_seqs=serving.concurrency if serving.concurrency > 1 else None,
             prepare=source.prepare,
         )
