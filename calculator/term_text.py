@@ -23,6 +23,7 @@ _LABELS: Mapping[tuple[str, str], Promise] = {
     ("input_embedding_host", ""): _("Input embedding (host RAM)"),
     ("kv_cache", ""): _("KV cache"),
     ("linear_state", ""): _("Linear-attention state"),
+    ("replicated_weights", ""): _("Attention weights on every GPU"),
     ("overhead", ""): _("Runtime overhead"),
     ("overhead", "sglang"): _("Reserved for activations and CUDA graphs"),
     ("compute_buffer", ""): _("Compute buffer"),
@@ -57,6 +58,10 @@ _FORMULAS: Mapping[tuple[str, str], Promise] = {
     ("kv_cache", ""): _(
         "{bytes_per_token} bytes per token ({layers} cached layers, {kv_dtype}) × {cells} cells × concurrent "
         "requests ({requests}; {engine} paging)"
+    ),
+    ("replicated_weights", ""): _(
+        "{bytes} bytes {engine} holds whole on each of {ranks} data-parallel attention GPUs (attention and what it "
+        "does not split) × {copies} copies beyond the one the weights count"
     ),
     ("linear_state", ""): _(
         "fixed state per sequence (conv × {conv_bytes} B + recurrent × {ssm_bytes} B per element) × concurrent "

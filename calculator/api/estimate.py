@@ -39,6 +39,7 @@ def _offer(ranked: RankedOffer, row: OfferRow | None = None) -> dict[str, Any]:
         "engine_gpus": row.plan.gpus_run if row else None,
         "tensor_parallel": row.tensor_parallel if row else None,
         "pipeline_parallel": row.pipeline_stages if row else None,
+        "attention_data_parallel": row.attention_data_parallel if row else None,
         "instance_gpus": ranked.instance_gpus,
         "idle_gpus": row.idle_gpus if row else None,
         "price_per_gpu_hour_usd": float(ranked.price_per_gpu_hour_usd),

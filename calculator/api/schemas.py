@@ -178,6 +178,11 @@ class OfferOut(Schema):
     )
     tensor_parallel: int | None = Field(None, description="tensor-parallel degree of that split")
     pipeline_parallel: int | None = Field(None, description="pipeline stages of that split")
+    attention_data_parallel: int | None = Field(
+        None,
+        description="GPUs that each run attention for their own requests (SGLang --enable-dp-attention, vLLM "
+        "--data-parallel-size with --enable-expert-parallel); 1: plain tensor parallelism",
+    )
     instance_gpus: int = Field(
         ...,
         description="GPUs in the instance as sold, all billed: per_hour_usd = instance_gpus × price_per_gpu_hour_usd",

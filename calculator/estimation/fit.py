@@ -223,6 +223,9 @@ class ParallelPlan:
     tensor_parallel: int
     pipeline_stages: int
     gpus_run: int  # tensor_parallel × pipeline_stages, ≥ memory_count
+    # GPUs that each run attention for their own requests (dp_attention.py, §4.11); 1: plain tensor parallelism.
+    # When > 1 it equals gpus_run, in one stage: SGLang --tp N --dp-size N, vLLM --data-parallel-size N.
+    attention_data_parallel: int = 1
 
 
 def parallel_plan(memory_count: int, attention_heads: int, kv_heads: int) -> ParallelPlan:
@@ -243,6 +246,7 @@ def plan_on_instance(
     attention_heads: int,
     kv_heads: int,
     fits: Callable[[int, int], bool] | None = None,
+    dp_fits: Callable[[int], bool] | None = None,
 ) -> ParallelPlan:
     """How vLLM and SGLang run a model on an instance of ``instance_gpus`` GPUs (one node) when the memory needs
     ``memory_count``: on n GPUs (memory_count ≤ n ≤ the instance) the widest tensor-parallel degree that divides n
@@ -254,18 +258,27 @@ def plan_on_instance(
 
     ``fits(tp, n)``: whether each of n GPUs holds its share at tensor-parallel degree tp (placement.py: the MLA latent
     and surplus KV heads sit on every rank). A degree whose ranks would overflow is skipped for a narrower one with
-    more stages; one stage per GPU (TP 1) always holds what gpus_needed counted."""
+    more stages; one stage per GPU (TP 1) always holds what gpus_needed counted.
+
+    ``dp_fits(n)``: whether n GPUs hold the workload with data-parallel attention (placement.py, §4.11), where the
+    engine offers it. When the ranks' repeated cache forces a narrower degree than the heads allow, the instance runs
+    data-parallel attention instead over the most GPUs (a degree the heads allow) that hold it: one stage, each GPU
+    caching only its own requests."""
     count = max(1, instance_gpus)
+    need = max(1, memory_count)
     allowed = tensor_parallel_degrees(attention_heads, kv_heads)
 
-    def widest(n: int) -> int:
+    def widest(n: int, check: bool = True) -> int:
         degrees = [t for t in reversed(allowed) if n % t == 0]
-        return next((t for t in degrees if fits is None or t == 1 or fits(t, n)), 1)
+        return next((t for t in degrees if not check or fits is None or t == 1 or fits(t, n)), 1)
 
-    tp, n = max(
-        ((widest(n), n) for n in range(min(max(1, memory_count), count), count + 1)), key=lambda p: (p[0], -p[1])
-    )
-    return ParallelPlan(max(1, memory_count), tp, n // tp, n)
+    sizes = range(min(need, count), count + 1)
+    tp, n = max(((widest(n), n) for n in sizes), key=lambda p: (p[0], -p[1]))
+    if dp_fits is not None and tp < max(widest(n, check=False) for n in sizes):
+        ranks = next((d for d in reversed(allowed) if need <= d <= count and dp_fits(d)), None)
+        if ranks is not None and ranks > 1:
+            return ParallelPlan(need, ranks, 1, ranks, attention_data_parallel=ranks)
+    return ParallelPlan(need, tp, n // tp, n)
 
 
 def fits_per_gpu(total_bytes: int, gpus: int, budget: int) -> bool:

@@ -50,6 +50,10 @@ class LaunchConfig:
     pipeline_parallel: int = 1  # pipeline stages (vLLM --pipeline-parallel-size, SGLang --pp-size)
     from_hub: bool = False  # llama.cpp: ``model`` is "<repo>:<quant>", downloaded with -hf
     nodes: int = 1  # machines one replica spans (vLLM over a Ray cluster, SGLang --nnodes)
+    # GPUs that each run attention for their own requests (dp_attention.py): vLLM --data-parallel-size N
+    # --enable-expert-parallel (one engine per GPU, --max-num-seqs each), SGLang --tp N --dp-size N
+    # --enable-dp-attention (--max-running-requests for all of them)
+    attention_data_parallel: int = 1
     prepare: tuple[str, ...] = ()  # shell lines run before everything else (sourcing.WeightsSource.prepare)
 
 
@@ -89,9 +93,12 @@ def launch_command(config: LaunchConfig) -> Launch:
 
 def _vllm(c: LaunchConfig) -> Launch:
     argv = ["vllm", "serve", c.model, "--max-model-len", str(c.context)]
+    ranks = max(1, c.attention_data_parallel)
+    if ranks > 1:
+        argv[3:3] = ["--data-parallel-size", str(ranks), "--enable-expert-parallel"]
     if c.pipeline_parallel > 1:
         argv[3:3] = ["--pipeline-parallel-size", str(c.pipeline_parallel)]
-    if c.tensor_parallel > 1:
+    if c.tensor_parallel > 1 and ranks == 1:
         argv[3:3] = ["--tensor-parallel-size", str(c.tensor_parallel)]
     if c.gpu_memory_utilization is not None:
         argv += ["--gpu-memory-utilization", _fraction(c.gpu_memory_utilization)]
@@ -100,6 +107,8 @@ def _vllm(c: LaunchConfig) -> Launch:
     if c.quantization:
         argv += ["--quantization", c.quantization]
     seqs = c.max_num_seqs or (c.concurrency if c.concurrency > 1 else None)
+    if seqs and ranks > 1:
+        seqs = -(-seqs // ranks)  # each data-parallel engine schedules its own share
     if seqs:
         argv += ["--max-num-seqs", str(seqs)]
     setup = c.prepare
@@ -119,6 +128,8 @@ def _sglang(c: LaunchConfig) -> Launch:
     argv = ["python", "-m", "sglang.launch_server", "--model-path", c.model, "--context-length", str(c.context)]
     if c.tensor_parallel > 1:
         argv += ["--tp", str(c.tensor_parallel)]
+    if c.attention_data_parallel > 1:
+        argv += ["--dp-size", str(c.attention_data_parallel), "--enable-dp-attention"]
     if c.pipeline_parallel > 1:
         argv += ["--pp-size", str(c.pipeline_parallel)]
     if c.gpu_memory_utilization is not None:

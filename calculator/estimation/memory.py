@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from models_catalog.architecture import ModelSpec
 
+from .dp_attention import offers_dp_attention, replicated_weight_bytes
 from .engines import ENGINES, EngineProfile, KvDtype, get_engine, get_kv_dtype
 from .facts import SpecFacts, spec_facts
 from .kv import KvSize, kv_size
@@ -124,19 +125,36 @@ def _inference_terms(
                 on_gpu=False,
             )
         )
+    ranks = max(1, workload.attention_data_parallel) if offers_dp_attention(spec, engine.key) else 1
+    replicated = 0
+    if ranks > 1:
+        # every rank holds the attention whole and caches only its own requests (dp_attention.py, §4.11): the
+        # requests spread evenly, each rank's cache sized for its share rounded up
+        per_copy = replicated_weight_bytes(facts, precision, engine.key)
+        replicated = per_copy * (ranks - 1)
+        concurrency = -(-concurrency // ranks) * ranks
+        terms.append(
+            Term(
+                "replicated_weights",
+                replicated,
+                {"bytes": per_copy, "ranks": ranks, "copies": ranks - 1, "engine": engine.name},
+            )
+        )
     kv = kv_size(
         spec.layer_groups,
         engine,
         kv_dtype,
         context=context,
         concurrency=concurrency,
-        tensor_parallel=workload.tensor_parallel,
+        tensor_parallel=1 if ranks > 1 else workload.tensor_parallel,
         heads=spec.num_attention_heads,
         head_dim=spec.head_dim,
     )
     terms.extend(_cache_terms(kv, facts, engine, kv_dtype, concurrency))
     cache_bytes = kv.kv_bytes + kv.state_bytes
-    terms.extend(engine_overhead_terms(facts, engine, gpu_weights, cache_bytes, context, concurrency, estimated))
+    terms.extend(
+        engine_overhead_terms(facts, engine, gpu_weights + replicated, cache_bytes, context, concurrency, estimated)
+    )
     return terms
 
 

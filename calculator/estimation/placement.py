@@ -1,12 +1,13 @@
-"""Whether every GPU of a tensor-parallel split holds its own share (docs/methodology.md §3.1, §3.2, §4.9).
+"""Whether every GPU of a tensor-parallel split holds its own share (docs/methodology.md §3.1, §3.2, §4.9, §4.11).
 
 The count for the whole need (fit.gpus_needed) assumes every byte splits evenly over the GPUs. Under tensor
 parallelism in vLLM and SGLang it does not: each rank keeps the whole MLA latent cache (it has no heads to split) and
 a copy of every KV head beyond their count, so more ranks add cache instead of room; pipeline stages, each holding
 its layers and their cache, divide it. DeepSeek-V3 at 128K tokens × 16 requests (918 GB) fills 8 × H200 by that
 count, but at TP 8 each rank would hold the whole 147 GB latent beside its eighth of the weights, more than an H200
-has: the engine must run fewer ranks and more stages (TP 1 × 8 stages always holds what the count assumed).
-Fine-tuning and layer-split engines (llama.cpp, Ollama, MLX) repeat nothing per GPU.
+has: the engine must run fewer ranks and more stages (TP 1 × 8 stages always holds what the count assumed), or,
+for an MLA model with routed experts, data-parallel attention over the 8 (dp_attention.py, §4.11: each GPU caches
+its own requests). Fine-tuning and layer-split engines (llama.cpp, Ollama, MLX) repeat nothing per GPU.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from dataclasses import replace
 
 from models_catalog.architecture import ModelSpec
 
-from .fit import GpuLike, ParallelPlan, budget_bytes, fits_per_gpu, tensor_parallel_degrees
+from .dp_attention import offers_dp_attention
+from .fit import MAX_GPUS_PER_NODE, GpuLike, ParallelPlan, budget_bytes, fits_per_gpu, tensor_parallel_degrees
 from .memory import estimate
 from .workload import Mode, Workload
 
@@ -42,6 +44,24 @@ def rank_fit(spec: ModelSpec, workload: Workload, gpu: GpuLike) -> Callable[[int
     return fits
 
 
+def dp_attention_fit(spec: ModelSpec, workload: Workload, gpu: GpuLike) -> Callable[[int], bool] | None:
+    """``fits(n)``: whether each of n GPUs of type ``gpu`` holds its share of ``workload`` with data-parallel
+    attention (dp_attention.py: the attention whole on each, only its own requests' cache); None where the engine
+    does not offer it for this model or the workload is not inference."""
+    if workload.mode is not Mode.INFERENCE or not offers_dp_attention(spec, workload.engine):
+        return None
+    budget = budget_bytes(gpu, workload.engine)
+    found: dict[int, bool] = {}
+
+    def fits(ranks: int) -> bool:
+        if ranks not in found:
+            total = estimate(spec, replace(workload, tensor_parallel=ranks, attention_data_parallel=ranks)).total_bytes
+            found[ranks] = fits_per_gpu(total, ranks, budget)
+        return found[ranks]
+
+    return fits
+
+
 def engine_plan(spec: ModelSpec, workload: Workload, gpu: GpuLike, count: int) -> ParallelPlan:
     """The split an engine runs for ``count`` GPUs of type ``gpu`` (gpus_needed's count) where no instance is named
     (the command line): the smallest tensor-parallel degree of at least ``count`` that the heads allow and whose ranks
@@ -52,6 +72,11 @@ def engine_plan(spec: ModelSpec, workload: Workload, gpu: GpuLike, count: int) -
     for tp in allowed:
         if count <= tp and (fits is None or fits(tp, tp)):
             return ParallelPlan(count, tp, 1, tp)
+    dp_fits = dp_attention_fit(spec, workload, gpu)
+    if dp_fits is not None:  # the repeated cache overflows every degree that reaches the count: §4.11
+        ranks = next((d for d in allowed if count <= d <= MAX_GPUS_PER_NODE and d > 1 and dp_fits(d)), None)
+        if ranks is not None:
+            return ParallelPlan(count, ranks, 1, ranks, attention_data_parallel=ranks)
     for tp in reversed(allowed):
         stages = -(-count // tp)
         if fits is None or tp == 1 or fits(tp, tp * stages):

@@ -16,7 +16,7 @@ page) and the command line read these; the home and GPU pages and the FAQ read t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from models_catalog.architecture import ModelSpec
@@ -37,7 +37,7 @@ from .fit import (
 from .launch import LaunchConfig, launch_command
 from .memo import per_spec
 from .memory import estimate
-from .placement import engine_plan, rank_fit
+from .placement import dp_attention_fit, engine_plan, rank_fit
 from .sourcing import WeightsSource
 from .speed import SpeedHardware, speed
 from .workload import Workload
@@ -67,6 +67,11 @@ class GpuPlan:
     @property
     def pipeline_stages(self) -> int:
         return self.layout.pipeline_stages
+
+    @property
+    def attention_data_parallel(self) -> int:
+        """GPUs that each run attention for their own requests (1: plain tensor parallelism)."""
+        return self.layout.attention_data_parallel
 
     @property
     def gpus_run(self) -> int:
@@ -111,11 +116,11 @@ def gpu_plan(
     budget = budget_bytes(gpu, workload.engine)
     needed = gpus_needed if gpus_needed is not None else units_needed(need, budget)
     if instance_gpus is not None:
-        fits = rank_fit(spec, workload, gpu)
-        layout = plan_on_instance(instance_gpus, needed, spec.num_attention_heads, spec.num_kv_heads, fits)
+        fits, dp_fits = rank_fit(spec, workload, gpu), dp_attention_fit(spec, workload, gpu)
+        layout = plan_on_instance(instance_gpus, needed, spec.num_attention_heads, spec.num_kv_heads, fits, dp_fits)
     else:
         layout = engine_plan(spec, workload, gpu, needed)
-    low, high, total = _decode_speed(spec, workload, gpu, layout.tensor_parallel)
+    low, high, total = _decode_speed(spec, run_workload(workload, layout), gpu, layout.tensor_parallel)
     return GpuPlan(
         gpu_slug=gpu.slug,
         engine=workload.engine,
@@ -128,6 +133,14 @@ def gpu_plan(
         tokens_per_s_high=high,
         throughput_low=total,
     )
+
+
+def run_workload(workload: Workload, layout: ParallelPlan) -> Workload:
+    """``workload`` as the layout runs it: with its data-parallel attention ranks, which change what each GPU
+    holds and reads (the speed model and the batch a plan sustains read it)."""
+    if layout.attention_data_parallel == workload.attention_data_parallel:
+        return workload
+    return replace(workload, attention_data_parallel=layout.attention_data_parallel)
 
 
 def _decode_speed(
@@ -202,6 +215,7 @@ def cloud_launch(plan: GpuPlan, source: WeightsSource, serving: Serving, engine:
             kv_dtype=serving.kv_dtype,
             tensor_parallel=plan.tensor_parallel,
             pipeline_parallel=plan.pipeline_stages,
+            attention_data_parallel=plan.attention_data_parallel,
             nodes=plan.nodes,
             gpu_memory_utilization=FILL_FRACTION,  # the share fit.usable_bytes counted on
             max_num_seqs=serving.concurrency if serving.concurrency > 1 else None,

@@ -15,6 +15,7 @@ from typing import Protocol, cast
 
 from models_catalog.architecture import AttentionKind, ModelSpec
 
+from .dp_attention import offers_dp_attention, replicated_weight_bytes
 from .facts import spec_facts
 from .fit import GpuLike, budget_bytes
 from .memory import estimate
@@ -99,6 +100,8 @@ class _Bytes:
     experts: float  # all routed-expert weights
     kv_per_request: float  # KV cache (and linear-attention state) of one sequence at ``context`` tokens
     quantized: bool  # weights under 8 bits: the engine's dequantizing GEMV reaches less of the bandwidth
+    replicated: float = 0.0  # of ``dense``, what each data-parallel attention rank reads whole (dp_attention.py)
+    attention_ranks: int = 1  # data-parallel attention ranks (1: none)
 
 
 def _bytes(spec: ModelSpec, workload: Workload) -> _Bytes:
@@ -115,10 +118,23 @@ def _bytes(spec: ModelSpec, workload: Workload) -> _Bytes:
     if counts.lm_head:  # the input embedding is read one row per token
         dense_bits -= counts.embedding * bits.embedding
     dense_bits -= counts.vision * bits.vision
-    one = replace(workload, concurrency=1)
+    one = replace(workload, concurrency=1, attention_data_parallel=1)
     kv = estimate(spec, one).kv_cache_bytes
     quantized = precision.nominal_bits < 8
-    return _Bytes(dense_bits / 8, expert_bits / 8, float(kv), quantized)
+    ranks = _attention_ranks(spec, workload)
+    replicated = 0.0
+    if ranks > 1:
+        # the input embedding each rank holds is read one row per token, like the one it replaces
+        embedding = counts.embedding * bits.embedding if counts.lm_head else 0.0
+        whole = replicated_weight_bytes(facts, precision, workload.engine) - embedding / 8
+        replicated = min(dense_bits / 8, max(0.0, whole))
+    return _Bytes(dense_bits / 8, expert_bits / 8, float(kv), quantized, replicated, ranks)
+
+
+def _attention_ranks(spec: ModelSpec, workload: Workload) -> int:
+    """Data-parallel attention ranks ``workload`` runs with on its engine (1: none)."""
+    ranks = max(1, int(workload.attention_data_parallel))
+    return ranks if ranks > 1 and offers_dp_attention(spec, workload.engine) else 1
 
 
 def _expert_share(spec: ModelSpec, tokens: int) -> float:
@@ -181,6 +197,10 @@ def _decode_step_s(
         experts *= EXPERT_IMBALANCE
     kv_split = 1 if spec.num_kv_heads <= 0 else min(parallel, max(1, spec.num_kv_heads))
     per_gpu_bytes = (b.dense + experts) / parallel + b.kv_per_request * batch / kv_split
+    if b.attention_ranks > 1 and parallel > 1:
+        # each rank reads the layers it holds whole, its share of the rest, and only its own requests' cache
+        own = -(-batch // b.attention_ranks)
+        per_gpu_bytes = b.replicated + (b.dense - b.replicated + experts) / parallel + b.kv_per_request * own
     memory_s = per_gpu_bytes / (bandwidth * efficiency)
     compute_s = 0.0
     if flops:
@@ -197,7 +217,12 @@ def _decode_step_s(
         )
         payload = tokens * spec.hidden_size * 2  # one BF16 activation row per token
         layers = max(1, spec.num_layers)
-        if expert_parallel and spec.moe_layers:
+        if b.attention_ranks > 1 and spec.moe_layers:
+            # attention runs locally; tokens meet the experts through a dispatch and a combine per MoE layer
+            dense_layers = layers - spec.moe_layers
+            comm += 2 * dense_layers * all_reduce_s(link, parallel, payload)
+            comm += 2 * spec.moe_layers * all_to_all_s(link, parallel, payload * max(1, spec.experts_per_token))
+        elif expert_parallel and spec.moe_layers:
             dense_layers = layers - spec.moe_layers
             comm += 2 * dense_layers * all_reduce_s(link, parallel, payload)
             comm += spec.moe_layers * all_reduce_s(link, parallel, payload)  # attention output
@@ -251,10 +276,11 @@ def max_concurrency(spec: ModelSpec, workload: Workload, hardware: object, gpu_c
     if not getattr(hardware, "capacity_bytes", None):
         return None
     budget = budget_bytes(cast(GpuLike, hardware), workload.engine)
-    one = estimate(spec, replace(workload, concurrency=1))
-    two = estimate(spec, replace(workload, concurrency=2))
-    per_request = max(1, two.total_bytes - one.total_bytes)
-    room = budget * max(1, gpu_count) - (one.total_bytes - per_request)
+    step = _attention_ranks(spec, workload)  # data-parallel attention: requests spread over the ranks evenly
+    one = estimate(spec, replace(workload, concurrency=step))
+    two = estimate(spec, replace(workload, concurrency=2 * step))
+    per_request = max(1.0, (two.total_bytes - one.total_bytes) / step)
+    room = budget * max(1, gpu_count) - (one.total_bytes - per_request * step)
     return max(0, int(room // per_request))
 
 

@@ -62,6 +62,9 @@ class Workload:
     engine: str = "vllm"  # a key of ENGINES
     kv_dtype: str = "fp16"  # a key of KV_DTYPES
     tensor_parallel: int = 1  # GPUs one model replica is split over (KV heads replicate when > KV heads)
+    # GPUs that each run attention for their own requests (dp_attention.py): the attention weights are held on
+    # each, the cache is not repeated; 1: none (the whole MLA latent on every tensor-parallel rank)
+    attention_data_parallel: int = 1
     load_mtp_layers: bool = True  # count multi-token-prediction layers the checkpoint stores (see SOURCES.md)
     # A real build's weight files, measured (Hub file listing) or as published: replaces the computed weights for
     # inference, since a measured size beats a formula (docs/methodology.md §1.1). None: computed from `precision`.

@@ -200,7 +200,9 @@ def write_text(out: OutputWrapper, request: Request, breakdown: Breakdown, rows:
             nodes = f", {row['nodes']} nodes" if row["nodes"] > 1 else ""
             tp, pp = row["tensor_parallel"], row.get("pipeline_parallel", 1)
             runs = ""
-            if w.engine in TENSOR_PARALLEL_ENGINES and pp > 1:
+            if w.engine in TENSOR_PARALLEL_ENGINES and row.get("attention_data_parallel", 1) > 1:
+                runs = f" (runs {tp} with data-parallel attention: each GPU caches its own requests)"
+            elif w.engine in TENSOR_PARALLEL_ENGINES and pp > 1:
                 runs = f" (runs {tp} × {pp}: tensor × pipeline parallel)"
             elif w.engine in TENSOR_PARALLEL_ENGINES and tp and tp != row["count"]:
                 runs = f" (tensor parallel runs {tp})"

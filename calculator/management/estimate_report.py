@@ -7,7 +7,7 @@ answers are plain dicts and the core's own results; ``estimate_output`` words th
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import date
 from decimal import Decimal
 from typing import Any
@@ -92,6 +92,7 @@ def gpu_row(total_bytes: int, gpu: GpuSpec, spec: ModelSpec, workload: Workload)
         "nodes": plan.nodes,
         "tensor_parallel": plan.tensor_parallel,
         "pipeline_parallel": plan.pipeline_stages,
+        "attention_data_parallel": plan.attention_data_parallel,
         "engine_gpus": plan.gpus_run,
     }
 
@@ -129,9 +130,10 @@ def machine_budget(machine: Machine, engine: str, macos: str) -> int:
     return usable_bytes(machine.capacity_bytes, engine)
 
 
-def speed_json(request: Request, hardware: Hardware, count: int) -> dict[str, Any]:
-    """Decode and prefill rates (core ``speed``); the first token after a prompt of the whole context."""
-    found = speed(request.spec, request.workload, hardware, count)
+def speed_json(request: Request, hardware: Hardware, count: int, workload: Workload | None = None) -> dict[str, Any]:
+    """Decode and prefill rates (core ``speed``) of ``workload`` (default: the request's, as a named split runs it);
+    the first token after a prompt of the whole context."""
+    found = speed(request.spec, workload or request.workload, hardware, count)
     prefill = found.prefill_tokens_per_s
     return {
         "gpus": count,
@@ -281,8 +283,11 @@ def estimate_report(options: dict[str, Any]) -> EstimateReport:
     capacity = None
     for item, row in zip(hardware, rows, strict=False):
         if isinstance(item, GpuSpec):
-            # the start-up figures of one tensor-parallel group; pipeline stages (several nodes) are not modelled
-            single_stage = options["tp"] or row.get("pipeline_parallel", 1) == 1
+            # the start-up figures of one tensor-parallel group; pipeline stages (several nodes) and data-parallel
+            # attention (one engine per GPU) are not modelled
+            single_stage = options["tp"] or (
+                row.get("pipeline_parallel", 1) == 1 and row.get("attention_data_parallel", 1) == 1
+            )
             if request.workload.engine in CAPACITY_ENGINES and single_stage:
                 capacity = row["engine_capacity"] = capacity_json(request, item, row, options)
             break
@@ -334,6 +339,7 @@ def launch_answer(
     planned = next((r for r in rows if r.get("tensor_parallel")), None)
     tp = options["tp"] or count or (planned["tensor_parallel"] if planned else 1)
     pp = 1 if options["tp"] or count or planned is None else planned["pipeline_parallel"]
+    dp = 1 if options["tp"] or count or planned is None else planned.get("attention_data_parallel", 1)
     nodes = 1 if planned is None or pp == 1 else nodes_needed(planned["engine_gpus"])
     split = offload.split if offload is not None else None
     precision = gguf_key(split.ftype) if split and engine in ("llama.cpp", "ollama") else w.precision
@@ -356,6 +362,7 @@ def launch_answer(
         kv_dtype=w.kv_dtype,
         tensor_parallel=tp if engine in ("vllm", "sglang") else 1,
         pipeline_parallel=pp if engine in ("vllm", "sglang") else 1,
+        attention_data_parallel=dp if engine in ("vllm", "sglang") else 1,
         nodes=nodes if engine in ("vllm", "sglang") else 1,
         gpu_memory_utilization=options["gpu_memory_utilization"],
         max_num_seqs=options["max_num_seqs"],
@@ -434,7 +441,9 @@ def hardware_answers(
             needed = count or row["count"]
             tensor_parallel = workload.engine in TENSOR_PARALLEL_ENGINES and count is None
             running = (row["tensor_parallel"] or needed) if tensor_parallel else needed
-        found = speed_json(request, hardware, running)
+            if tensor_parallel and row.get("attention_data_parallel", 1) > 1:  # the plan's data-parallel attention
+                workload = replace(workload, attention_data_parallel=row["attention_data_parallel"])
+        found = speed_json(request, hardware, running, workload)
         if options["speed"]:
             extra["speed"] = found
         if price is not None:

@@ -39,6 +39,11 @@ class OfferRow:
         return self.plan.pipeline_stages
 
     @property
+    def attention_data_parallel(self) -> int:
+        """GPUs that each run attention for their own requests (1: plain tensor parallelism)."""
+        return self.plan.attention_data_parallel
+
+    @property
     def idle_gpus(self) -> int:
         """GPUs of the instance (all billed) that the engine's split leaves unused."""
         return self.plan.idle_gpus

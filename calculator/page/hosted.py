@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from calculator.estimation import RankedOffer, TrafficMix, Workload, break_even
+from calculator.estimation.plan import run_workload
 from calculator.estimation.serving import Sustained, sustained_throughput
 from calculator.page.inputs import HostedPrice, PageInputs
 from models_catalog.architecture import ModelSpec
@@ -76,7 +77,9 @@ def cheapest_per_token(
         gpu = index.get(row.ranked.offer.gpu_slug)
         if gpu is None or not gpu.memory_bandwidth_gbps:
             continue
-        found = _sustained(spec, workload, gpu, row.tensor_parallel, floor, row.plan.gpus_run)
+        found = _sustained(
+            spec, run_workload(workload, row.plan.layout), gpu, row.tensor_parallel, floor, row.plan.gpus_run
+        )
         if found is None or not found.meets_floor:
             continue
         per_token = float(row.ranked.per_month_usd) / found.tokens_per_s
@@ -91,7 +94,9 @@ def cheapest_per_token(
     if gpu is None or not gpu.memory_bandwidth_gbps:
         return cheapest.ranked, None
     plan = cheapest.plan
-    return cheapest.ranked, _sustained(spec, workload, gpu, plan.tensor_parallel, floor, plan.gpus_run)
+    return cheapest.ranked, _sustained(
+        spec, run_workload(workload, plan.layout), gpu, plan.tensor_parallel, floor, plan.gpus_run
+    )
 
 
 # One GPU type's sustained batch: pure, from immutable inputs, so kept across requests (a page tries every GPU type

@@ -39,6 +39,7 @@ ACCEPTED: dict[str, tuple[str, frozenset[str]]] = {
                 "--max-num-seqs",
                 "--pipeline-parallel-size",
                 "--enable-expert-parallel",
+                "--data-parallel-size",  # EngineArgs data_parallel_size, one engine per rank (arg_utils.py at 99d7eb5d)
                 "--distributed-executor-backend",  # EngineArgs.distributed_executor_backend ("ray" across nodes)
             }
         ),
@@ -57,6 +58,8 @@ ACCEPTED: dict[str, tuple[str, frozenset[str]]] = {
                 "--kv-cache-dtype",
                 "--quantization",
                 "--max-running-requests",
+                "--dp-size",  # ServerArgs.dp_size (docs/advanced_features/server_arguments.md at b36e8e19)
+                "--enable-dp-attention",
                 "--nnodes",  # ServerArgs.nnodes, node_rank, dist_init_addr: multi-node deployment
                 "--node-rank",
                 "--dist-init-addr",

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from calculator.formatting import format_gb
@@ -162,6 +162,9 @@ STATE_MODELS = ("zai-org/GLM-5.3-Flash", "deepseek-ai/DeepSeek-V3", "openai/gpt-
     concurrency=st.sampled_from((1, 4, 16, 64)),
     engine=st.sampled_from(("vllm", "sglang")),
 )
+# the latent overflows tensor-parallel ranks: the cheapest instances run data-parallel attention (§4.11)
+@example(hub_id="deepseek-ai/DeepSeek-V3", precision="", context=131072, concurrency=16, engine="vllm")
+@example(hub_id="deepseek-ai/DeepSeek-V3", precision="", context=131072, concurrency=16, engine="sglang")
 def test_one_plan_per_state_on_the_page_its_json_its_markdown_and_its_command(
     client, site, hub_id, precision, context, concurrency, engine
 ):
@@ -188,8 +191,14 @@ def test_one_plan_per_state_on_the_page_its_json_its_markdown_and_its_command(
         assert commands["cloud_gpus"] == cheapest["engine_gpus"]
         page_heading = page.one("section", id="commands").select("h3")[0].text
         assert page_heading.startswith(f"On the cheapest configuration ({cheapest['instance_gpus']} × ")
-        tp, pp = cheapest["tensor_parallel"], cheapest["pipeline_parallel"]
-        assert (f"--tensor-parallel-size {tp}" in commands["cloud"] or f"--tp {tp}" in commands["cloud"]) == (tp > 1)
+        tp, pp, dp = cheapest["tensor_parallel"], cheapest["pipeline_parallel"], cheapest["attention_data_parallel"]
+        if dp > 1:  # data-parallel attention: vLLM one engine per GPU, SGLang TP with as many attention ranks
+            spelled = (f"--data-parallel-size {dp} --enable-expert-parallel", f"--tp {tp} --dp-size {dp}")
+            assert any(text in commands["cloud"] for text in spelled)
+        else:
+            assert (f"--tensor-parallel-size {tp}" in commands["cloud"] or f"--tp {tp}" in commands["cloud"]) == (
+                tp > 1
+            )
         assert (str(pp) in commands["cloud"]) if pp > 1 else ("--pipeline-parallel-size" not in commands["cloud"])
         assert check_script(commands["cloud"], hub_id, set(), commands["cloud_source"]["released"] == "fp16") == []
     else:

@@ -75,25 +75,36 @@ def test_layer_split_engines_and_fine_tuning_repeat_nothing_per_gpu():
 
 @pytest.mark.django_db
 def test_the_page_prices_runs_and_launches_the_split_that_fits(client):
+    """DeepSeek-V3 at 128K × 16 on 8 × H200: TP 8 overflows each rank; the engine runs data-parallel attention over
+    the 8 GPUs instead (each caches its own requests), and the row, its command and its speed say so."""
     services.model_import_offline(Path(services.__file__).resolve().parent / "data" / "hub", only=[DEEPSEEK])
     call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
     page = parse(client.get(f"/en/models/{DEEPSEEK}/?context=131072&concurrency=16").content)
     h200 = page.one("table", id="ranking").one("tr", data_gpu_family="h200-141gb")
-    plan = h200.one("span", data_plan=True).attrs["data-plan"]
-    assert plan != "tp8-pp1" and plan.endswith("-pp" + str(8 // int(plan[2 : plan.index("-")])))
+    assert h200.one("span", data_plan=True).attrs["data-plan"] == "dp8"
+    assert "data-parallel attention" in h200.text
     cheapest = page.one("tr", data_cheapest="true").one("span", data_plan=True).attrs["data-plan"]
-    tp, pp = (int(part[2:]) for part in cheapest.split("-"))
     command = page.one("pre", id="cmd-cloud").text
-    assert (f"--tensor-parallel-size {tp}" in command) == (tp > 1)
-    assert f"--pipeline-parallel-size {pp}" in command
+    if cheapest.startswith("dp"):
+        ranks = int(cheapest[2:])
+        assert f"--data-parallel-size {ranks} --enable-expert-parallel" in command
+        assert "--tensor-parallel-size" not in command and "--pipeline-parallel-size" not in command
+        assert f"--max-num-seqs {-(-16 // ranks)}" in command  # per engine: vLLM runs one per rank
+    else:
+        tp, pp = (int(part[2:]) for part in cheapest.split("-"))
+        assert (f"--tensor-parallel-size {tp}" in command) == (tp > 1)
+        assert f"--pipeline-parallel-size {pp}" in command
 
 
 def test_the_command_line_runs_the_split_the_page_runs():
     """DeepSeek-V3 at 128K × 16 on H200: 7 hold the 918 GB, but TP 8 overflows each rank and 7 split no heads evenly:
-    the command line's row and its vLLM command run TP 2 × 4 stages on 8 GPUs, as the page's ranking does."""
+    the command line's row and its vLLM command run data-parallel attention over 8 GPUs, as the page's ranking
+    does."""
     data = run(DEEPSEEK, "--context", "128K", "--concurrency", "16", "--gpu", "h200-sxm", "--launch", "vllm")
     row = data["gpus"][0]
-    assert (row["count"], row["tensor_parallel"], row["pipeline_parallel"]) == (7, 2, 4)
-    assert "--pipeline-parallel-size 4" in data["launch"]["command"]
-    assert "--tensor-parallel-size 2" in data["launch"]["command"]
-    assert "engine_capacity" not in row  # a stage-split start-up is not modelled, so no capacity line is printed
+    assert (row["count"], row["tensor_parallel"], row["pipeline_parallel"]) == (7, 8, 1)
+    assert row["attention_data_parallel"] == 8
+    command = data["launch"]["command"]
+    assert "--data-parallel-size 8 --enable-expert-parallel" in command and "--max-num-seqs 2" in command
+    assert "--tensor-parallel-size" not in command
+    assert "engine_capacity" not in row  # one engine per GPU: the start-up report is not modelled, none printed

@@ -197,6 +197,7 @@ def _speeds(request: Request, ranking: Ranking) -> dict[Key, Speed]:
         found[_key(row)] = {
             "tensor_parallel": plan.tensor_parallel,
             "pipeline_parallel": plan.pipeline_stages,
+            "attention_data_parallel": plan.attention_data_parallel,
             "tokens_per_s": tokens,
             "per_million_tokens_usd": cost_per_million_tokens(float(row.per_hour_usd), tokens),
         }
