@@ -1,5 +1,6 @@
-"""The home page's direct answers: popular models with their headline need and cheapest configuration, what runs
-on a 24 GB GPU or a 64 GB Mac, and the newest models. Computed once per catalog and price generation and language."""
+"""The home page's direct answers: the most downloaded models with their headline need and cheapest configuration,
+what runs on the reader's remembered machine (or a 24 GB card and a 64 GB Mac), and the newest models. Computed once
+per catalog and price generation and language, the machine lists once per machine."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from django.db.models import F
 
 from calculator.estimation import RankedOffer, Workload, estimate, rank
 from calculator.estimation.builds import released_precision
+from calculator.estimation.fit import DEFAULT_MACOS
 from calculator.page.machines import hardware_for, verdict_on
 from calculator.page.sources import page_builds
 from calculator.state import MAC_PREFIX
@@ -20,6 +22,7 @@ from pricing.gpus import load_gpus
 from pricing.selectors import current_offers
 from web.generations import CATALOG_GENERATION, PRICES_GENERATION
 from web.kept import Kept
+from web.rig import RememberedRig
 
 POPULAR = 8
 LISTED = 12
@@ -57,18 +60,40 @@ class NewModel:
 
 
 @dataclass(frozen=True, slots=True)
+class MachineAnswer:
+    """What runs on one machine: a card (one GPU) or a Mac, the widest precision or build that fits each model."""
+
+    key: str  # the "can it run" pages' part: a GPU slug or "mac-64"
+    name: str  # "RTX 4090" or "Mac 64 GB"
+    memory_gb: int  # the card's memory as sold, or the Mac's unified memory
+    is_mac: bool
+    macos: str
+    remembered: bool  # the reader's remembered machine, not the default question
+    rows: tuple[RunsOnLocal, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class HomeAnswers:
     popular: tuple[PopularModel, ...]
-    on_card: tuple[RunsOnLocal, ...]
-    on_mac: tuple[RunsOnLocal, ...]
     newest: tuple[NewModel, ...]
-    card_gb: int = 24  # the RTX 4090's memory, as the question names it
-    mac_gib: int = MAC_GIB
+    # the days the listed models' Hub download counts were read (first, last); None: no count recorded, the
+    # popular list shows the largest models instead
+    downloads_read: tuple[date, date] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HomeMachines:
+    card: MachineAnswer | None
+    mac: MachineAnswer | None
 
 
 # Each row links to the model's page in the reader's language: one set of answers per language.
 HOME_ANSWERS: Kept[HomeAnswers] = Kept(
     "home-answers", depends_on=(CATALOG_GENERATION, PRICES_GENERATION), per_language=True, seconds=CACHE_SECONDS
+)
+# One list per machine and macOS version: the default card and Mac, or a reader's remembered machine.
+HOME_MACHINE: Kept[MachineAnswer | None] = Kept(
+    "home-machine", depends_on=(CATALOG_GENERATION,), per_language=True, seconds=CACHE_SECONDS
 )
 
 
@@ -77,51 +102,86 @@ def home_answers() -> HomeAnswers:
     return HOME_ANSWERS.get(_compute)
 
 
-def _compute() -> HomeAnswers:
+def home_machines(remembered: RememberedRig | None) -> HomeMachines:
+    """The card and the Mac the home page answers for: the reader's remembered machine in its place (a card, or a Mac
+    on its macOS version), the RTX 4090 and a 64 GB Mac on macOS 15 otherwise."""
+    card_key, mac_key, macos = CARD, f"{MAC_PREFIX}{MAC_GIB}", DEFAULT_MACOS
+    mine = remembered.gpu if remembered is not None else ""
+    if remembered is not None and mine.startswith(MAC_PREFIX):
+        mac_key, macos = mine, remembered.macos
+    elif mine:
+        card_key = mine
+    card = HOME_MACHINE.get(lambda: _machine_answer(card_key, DEFAULT_MACOS, card_key == mine), card_key, mine)
+    mac = HOME_MACHINE.get(lambda: _machine_answer(mac_key, macos, mac_key == mine), mac_key, macos, mine)
+    if (card is None or mac is None) and remembered is not None:  # a machine the catalog no longer lists
+        return home_machines(None)
+    return HomeMachines(card, mac)
+
+
+def _models() -> list[Model]:
     # PostgreSQL sorts NULL first in descending order, SQLite last: say which
-    models = list(
+    return list(
         Model.objects.exclude(config__isnull=True).order_by(
             F("downloads").desc(nulls_last=True), F("params_total").desc(nulls_last=True), "id"
         )
     )
-    rows = build_rows([m.pk for m in models])
+
+
+def _compute() -> HomeAnswers:
+    models = _models()
     offers = current_offers(pricing_kinds=("on-demand",))
     gpus = load_gpus()
-    card, mac = hardware_for(CARD, gpus), hardware_for(f"{MAC_PREFIX}{MAC_GIB}", gpus)
     popular: list[PopularModel] = []
-    on_card: list[RunsOnLocal] = []
-    on_mac: list[RunsOnLocal] = []
-    for model in models:
+    counted = [m for m in models if m.downloads]
+    read_on: list[date] = []
+    for model in counted or models:
+        if len(popular) >= POPULAR:
+            break
         try:
             spec = spec_from_model(model)
         except SpecUnavailable:
             continue
         released = released_precision(spec.native_dtype)
-        if len(popular) < POPULAR:
-            need = estimate(spec, Workload(precision=released)).total_bytes
-            int4 = estimate(spec, Workload(precision="int4")).total_bytes
-            cheapest = rank(need, offers, gpus).cheapest
-            popular.append(PopularModel(model.url, model.display_name, released, need, int4, cheapest))
-        # the verdict of each model's "can it run" page for the machine, as its local section gives it
-        builds = page_builds(rows.get(model.pk, ()), spec.params_total)
-        for machine, found in ((card, on_card), (mac, on_mac)):
-            if machine is None:
-                continue
-            best = verdict_on(spec, builds, machine).best
-            if best is not None:
-                url = f"{model.url}runs-on/{machine.key}/"
-                found.append(RunsOnLocal(url, model.display_name, best.key, best.label, best.need_bytes))
+        need = estimate(spec, Workload(precision=released)).total_bytes
+        int4 = estimate(spec, Workload(precision="int4")).total_bytes
+        cheapest = rank(need, offers, gpus).cheapest
+        popular.append(PopularModel(model.url, model.display_name, released, need, int4, cheapest))
+        if model.downloads_as_of:
+            read_on.append(model.downloads_as_of)
     newest = sorted(models, key=lambda m: m.release_date or date.min, reverse=True)[:NEWEST]
     return HomeAnswers(
         popular=tuple(popular),
-        on_card=_largest_first(on_card),
-        on_mac=_largest_first(on_mac),
-        card_gb=round(card.gpu.memory_bytes / 10**9) if card is not None and card.gpu is not None else 24,
         newest=tuple(
             NewModel(m.url, m.display_name, m.release_date, m.params_total / 1e9 if m.params_total else None)
             for m in newest
         ),
+        downloads_read=(min(read_on), max(read_on)) if counted and read_on else None,
     )
+
+
+def _machine_answer(key: str, macos: str, remembered: bool) -> MachineAnswer | None:
+    """The models one machine runs, the largest first: each row the verdict of the model's "can it run" page."""
+    machine = hardware_for(key, load_gpus(), macos)
+    if machine is None:
+        return None
+    models = _models()
+    rows = build_rows([m.pk for m in models])
+    found: list[RunsOnLocal] = []
+    for model in models:
+        try:
+            spec = spec_from_model(model)
+        except SpecUnavailable:
+            continue
+        builds = page_builds(rows.get(model.pk, ()), spec.params_total)
+        best = verdict_on(spec, builds, machine).best
+        if best is not None:
+            url = f"{model.url}runs-on/{machine.key}/"
+            found.append(RunsOnLocal(url, model.display_name, best.key, best.label, best.need_bytes))
+    if machine.mac_gib is not None:
+        memory_gb = machine.mac_gib
+    else:
+        memory_gb = round(machine.gpu.memory_bytes / 10**9) if machine.gpu is not None else 0
+    return MachineAnswer(key, machine.name, memory_gb, machine.is_mac, machine.macos, remembered, _largest_first(found))
 
 
 def _largest_first(rows: list[RunsOnLocal]) -> tuple[RunsOnLocal, ...]:

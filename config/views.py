@@ -5,15 +5,17 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.cache import patch_vary_headers
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from calculator.hardware import capacity_comparison
-from calculator.home import home_answers
+from calculator.home import home_answers, home_machines
 from config import health
 from config.methodology import CHANGES, SOURCES
 from models_catalog.selectors import featured_models
 from pricing.gpus import load_gpus
+from web.rig import remembered_rig
 
 
 @require_GET
@@ -32,7 +34,14 @@ def healthz(request: HttpRequest) -> JsonResponse:
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "home.html", {"featured_models": featured_models(), "answers": home_answers()})
+    context = {
+        "featured_models": featured_models(),
+        "answers": home_answers(),
+        "machines": home_machines(remembered_rig(request)),
+    }
+    response = render(request, "home.html", context)
+    patch_vary_headers(response, ("Cookie",))  # the machine lists follow the remembered machine
+    return response
 
 
 @require_GET

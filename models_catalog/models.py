@@ -62,7 +62,8 @@ class Model(models.Model):
     task = models.CharField(max_length=64, blank=True)  # the Hub's pipeline_tag
     licence = models.CharField(max_length=64, blank=True)
     release_date = models.DateField(null=True, blank=True)
-    downloads = models.BigIntegerField(null=True, blank=True)
+    downloads = models.BigIntegerField(null=True, blank=True)  # the Hub's count over the 30 days to downloads_as_of
+    downloads_as_of = models.DateField(null=True, blank=True)  # when that count was read (a live import, a scrape)
     likes = models.PositiveIntegerField(null=True, blank=True)
     gated = models.CharField(max_length=16, blank=True)
     hub_sha = models.CharField(max_length=64, blank=True)

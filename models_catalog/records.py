@@ -22,6 +22,7 @@ from pricing.gpus import BYTES_PER_GB
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 REFERENCE_FACTS = DATA_DIR / "reference_facts.json"
+DOWNLOAD_COUNTS = DATA_DIR / "hub_downloads.json"
 # The recorded Hub folder was assembled on this day; it is the capture time of every fact in it.
 RECORDED_AT = datetime(2026, 11, 29, tzinfo=UTC)
 
@@ -77,6 +78,7 @@ class ModelRecord:
     max_context: int | None = None
     modalities: tuple[str, ...] = ()
     downloads: int | None = None
+    downloads_as_of: date | None = None  # the day the count was read
     likes: int | None = None
     gated: str = ""
     hub_sha: str = ""
@@ -208,6 +210,7 @@ def record_from_hub(
         max_context=max_context,
         modalities=tuple(modalities),
         downloads=info.downloads,
+        downloads_as_of=fetched_at.date() if info.downloads is not None else None,
         likes=info.likes,
         gated=info.gated or "",
         hub_sha=info.sha or "",
@@ -288,6 +291,28 @@ def reference_texts(data: Mapping[str, Any]) -> list[str]:
     return list(dict.fromkeys(texts))
 
 
+def load_download_counts(path: Path = DOWNLOAD_COUNTS) -> dict[str, Any]:
+    """The recorded Hub download counts (``data/hub_downloads.json``): ``{"as_of": date, "detail": citation,
+    "downloads": {lower-cased hub id: count}}``."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    source = data["source"]
+    detail = (
+        f"Hugging Face API downloads (30 days) as scraped into {source['repo']} {source['path']} "
+        f"@{source['commit'][:8]}, {data['as_of']}"
+    )
+    counts = {hub_id.lower(): int(count) for hub_id, count in data["downloads"].items()}
+    return {"as_of": date.fromisoformat(data["as_of"]), "detail": detail, "downloads": counts}
+
+
+def with_download_count(record: ModelRecord, recorded: Mapping[str, Any]) -> ModelRecord:
+    """A recorded Hub download count where the record has none of its own (a live import reads the Hub's)."""
+    count = recorded["downloads"].get(record.hub_id.value.lower())
+    if count is None or record.downloads is not None:
+        return record
+    figure = Figure("downloads", "hub_api", count, "", recorded["detail"])
+    return replace(record, downloads=count, downloads_as_of=recorded["as_of"], figures=(*record.figures, figure))
+
+
 def load_reference_facts(path: Path = REFERENCE_FACTS) -> dict[str, dict[str, Any]]:
     """Facts and builds only published articles give for a model, keyed by lower-cased Hub id."""
     data = json.loads(path.read_text(encoding="utf-8"))
@@ -323,10 +348,12 @@ def load_reference_facts(path: Path = REFERENCE_FACTS) -> dict[str, dict[str, An
             )
             for i, b in enumerate(entry.get("builds", ()))
         )
+        counted = next((f for f in entry.get("facts", ()) if f["kind"] == "downloads" and f.get("as_of")), None)
         result[hub_id.lower()] = {
             "figures": figures,
             "builds": builds,
             "native_dtype": entry.get("native_dtype", ""),
+            "downloads_as_of": date.fromisoformat(counted["as_of"]) if counted else None,
         }
     return result
 
@@ -347,6 +374,8 @@ def with_reference_facts(record: ModelRecord, reference: Mapping[str, Mapping[st
         chosen = next((f for f in figures if f.kind == kind and f.value_int is not None), None)
         if chosen and getattr(record, attr) is None:
             changes[attr] = chosen.value_int
+            if kind == "downloads" and entry.get("downloads_as_of"):
+                changes["downloads_as_of"] = entry["downloads_as_of"]
     known = {(b.repo_id, b.label) for b in record.builds}
     changes["builds"] = record.builds + tuple(b for b in entry["builds"] if (b.repo_id, b.label) not in known)
     if entry.get("native_dtype") and not record.native_dtype:

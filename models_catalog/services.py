@@ -23,9 +23,11 @@ from models_catalog.records import (
     Figure,
     ModelRecord,
     RecordError,
+    load_download_counts,
     load_reference_facts,
     record_from_folder,
     recorded_model_dirs,
+    with_download_count,
     with_reference_facts,
 )
 from models_catalog.summary import ArchitectureSummary, summarise
@@ -105,6 +107,7 @@ def _apply(model: Model, record: ModelRecord, summary: ArchitectureSummary, conf
     model.licence = record.licence
     model.release_date = record.release_date
     model.downloads = record.downloads
+    model.downloads_as_of = record.downloads_as_of
     model.likes = record.likes
     model.gated = record.gated
     model.hub_sha = record.hub_sha
@@ -242,6 +245,7 @@ def _facts_differ(model: Model, record: ModelRecord, summary: ArchitectureSummar
         current != wanted
         or builds_now != builds_wanted
         or model.downloads != record.downloads
+        or model.downloads_as_of != record.downloads_as_of
         or model.likes != record.likes
         or model.licence != record.licence
         or model.task != record.task
@@ -267,6 +271,7 @@ def model_import_offline(root: Path | str, only: Iterable[str] = ()) -> OfflineI
     """Import every `<org>/<name>/` of a recorded Hub folder (or only the ids given). Idempotent."""
     wanted = {i.lower() for i in only}
     reference = load_reference_facts()
+    counted = load_download_counts()
     result = OfflineImportResult()
     for folder in recorded_model_dirs(Path(root)):
         label = f"{folder.parent.name}/{folder.name}"
@@ -274,6 +279,7 @@ def model_import_offline(root: Path | str, only: Iterable[str] = ()) -> OfflineI
             continue
         try:
             record = with_reference_facts(record_from_folder(folder, RECORDED_AT), reference)
+            record = with_download_count(record, counted)
             _, outcome = model_record_save(record)
         except (RecordError, InvalidHubId) as exc:
             result.failed[label] = str(exc)

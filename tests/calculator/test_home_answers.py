@@ -32,14 +32,31 @@ def site(_site_rows, db):
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])
-def test_home_lists_popular_models_with_need_and_cheapest_configuration(client, site, lang):
+def test_home_lists_the_most_downloaded_models_with_need_and_cheapest_configuration(client, site, lang):
     page = parse(client.get(f"/{lang}/").content)
+    table = page.one("table", id="popular")
+    names = [row.attrs["data-model"] for row in table.select("tr", data_model=True)]
+    # the Hub's download counts as recorded (models_catalog/data/hub_downloads.json), most first, not the largest
+    assert names[:3] == ["Qwen3-0.6B", "Qwen2.5-7B-Instruct", "DeepSeek-V3.2"] and len(names) == 8
+    assert "Kimi-K2-Instruct" not in names  # among the largest, far down by downloads
+    caption = page.one("caption", id="popular-caption").text
+    assert ("May 12, 2026" if lang == "en" else "12. Mai 2026") in caption
 
-    glm = page.one("table", id="popular").one("tr", data_model="GLM-5.3-Flash")
-    cells = [c.text.replace("\xa0", " ") for c in glm.select("td")]
+    deepseek = table.one("tr", data_model="DeepSeek-V3.2")
+    cells = [c.text.replace("\xa0", " ") for c in deepseek.select("td")]
     # as released (FP8), the figure its own page leads with
-    assert cells[0] == "356 GB FP8" and cells[1] == "187 GB"
-    assert "4 × MI300X 192GB" in cells[2]  # the instance as sold and billed; the memory needs 3
+    assert cells[0].endswith("FP8") and "× MI300X 192GB" in cells[2]
+
+
+def test_the_home_no_longer_lists_the_largest_models_twice(client, site):
+    page = parse(client.get("/en/").content)
+    popular = {row.attrs["data-model"] for row in page.one("table", id="popular").select("tr", data_model=True)}
+    largest = {
+        a.text
+        for a in page.one("section", aria_labelledby="models-heading").select("a")
+        if "/models/" in a.attrs["href"]
+    }
+    assert len(popular & largest) <= 2
 
 
 def test_home_answers_what_runs_on_a_24_gb_card_and_a_64_gb_mac(client, site):
@@ -60,11 +77,38 @@ def test_home_answers_follow_a_price_change(client, site):
     from pricing.models import Offer
     from web.generations import PRICES_GENERATION
 
-    before = parse(client.get("/en/").content).one("table", id="popular").one("tr", data_model="GLM-5.3-Flash").text
-    Offer.objects.filter(provider__slug="runpod", gpu__slug="mi300x").update(price_per_gpu_hour_usd="1.99")
+    row = "DeepSeek-V3.2"
+    before = parse(client.get("/en/").content).one("table", id="popular").one("tr", data_model=row).text
+    Offer.objects.filter(provider__slug="runpod", gpu__slug="mi300x").update(price_per_gpu_hour_usd="1.01")
     PRICES_GENERATION.bump()  # what a price refresh does when it stores new prices
-    after = parse(client.get("/en/").content).one("table", id="popular").one("tr", data_model="GLM-5.3-Flash").text
-    assert before != after and "$7.96" in after  # 4 GPUs' price for the 3 × MI300X needed at FP8
+    after = parse(client.get("/en/").content).one("table", id="popular").one("tr", data_model=row).text
+    assert before != after and "$8.08" in after  # the 8-GPU instance at the new $1.01 per GPU
+
+
+def test_home_answers_for_the_remembered_mac_on_its_macos(client, site):
+    client.cookies["gpufit_rig"] = "mac-128,1,64,26"
+    response = client.get("/en/")
+    assert "Cookie" in response["Vary"]
+    page = parse(response.content)
+    mac = page.one("section", data_machine="mac-128")
+    assert mac.attrs.get("data-remembered") == "true" and "macOS 26" in mac.text
+    links = [a.attrs["href"] for a in mac.select("a")]
+    assert links and all(href.endswith("/runs-on/mac-128/") for href in links)
+    assert "GLM-5.3-Flash" in {a.text for a in mac.select("a")}  # 2bit-lite fits 128 GB on macOS 26 without raising
+    assert page.one("section", data_machine="rtx-4090")  # the default card question stays beside it
+
+
+def test_home_answers_for_the_remembered_card(client, site):
+    client.cookies["gpufit_rig"] = "rtx-5090,1,64,15"
+    page = parse(client.get("/en/").content)
+    card = page.one("section", data_machine="rtx-5090")
+    assert card.one("h2").text == "What runs on my RTX 5090 32GB?"
+    links = [a.attrs["href"] for a in card.select("a")]
+    assert links and all(href.endswith("/runs-on/rtx-5090/") for href in links)
+    assert page.one("section", data_machine="mac-64")
+    client.cookies["gpufit_rig"] = "no-such-gpu,1,64,15"  # an unknown machine: the default questions
+    page = parse(client.get("/en/").content)
+    assert page.one("section", data_machine="rtx-4090") and page.one("section", data_machine="mac-64")
 
 
 def test_german_home_links_to_german_model_pages_after_an_english_one_was_rendered(client, site, settings):

@@ -313,10 +313,13 @@ def test_every_section_is_on_a_dense_model_page_in_both_languages(client, seed_s
         ):
             assert page.one(id=section), section
         assert not page.select(data_fact="params_active")  # dense: one parameter count
-        # no published build and no download count recorded: neither section nor fact, and no placeholder
+        # no published build: neither section nor placeholder; the download count with the day it was read
         assert not page.select(id="builds") and "quantized builds" not in page.text.lower()
-        assert not page.select(data_fact="downloads")
+        assert page.one(data_fact="downloads").text.startswith(("9,393,633 (as read on May", "9.393.633 (erfasst am"))
         assert len(response.content) < 100_000
+    # no download count recorded (the scrape lacks the model): no fact, no placeholder
+    _, page = _get(client, "/en/models/Qwen/Qwen3-32B/")
+    assert not page.select(data_fact="downloads") and not page.select(data_fact="likes")
 
 
 def test_moe_page_explains_that_all_experts_stay_in_memory(client, seed_site):

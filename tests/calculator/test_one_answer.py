@@ -162,7 +162,8 @@ STATE_MODELS = ("zai-org/GLM-5.3-Flash", "deepseek-ai/DeepSeek-V3", "openai/gpt-
     concurrency=st.sampled_from((1, 4, 16, 64)),
     engine=st.sampled_from(("vllm", "sglang")),
 )
-# the latent overflows tensor-parallel ranks: the cheapest instances run data-parallel attention (§4.11)
+# the latent overflows tensor-parallel ranks: the cheapest instances run data-parallel attention
+# (docs/methodology.md §4.11)
 @example(hub_id="deepseek-ai/DeepSeek-V3", precision="", context=131072, concurrency=16, engine="vllm")
 @example(hub_id="deepseek-ai/DeepSeek-V3", precision="", context=131072, concurrency=16, engine="sglang")
 def test_one_plan_per_state_on_the_page_its_json_its_markdown_and_its_command(
