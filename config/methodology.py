@@ -210,7 +210,8 @@ SOURCES: tuple[Source, ...] = (
             "ggml-org/llama.cpp issues 1870 and 3213 and pull request 2011; ollama/ollama issue 434; h2oai/h2ogpt "
             "issue 1359; exo-explore/exo pull request 1672; AlexsJones/llmfit pull request 754; antirez/ds4 pull "
             "request 893; osaurus-ai/osaurus pull request 1958; sgl-project/sglang pull request 29949; "
-            "gpustack/gpustack issue 1375"
+            "gpustack/gpustack issue 1375; instructlab/instructlab pull request 308; antirez/ds4 issue 46; "
+            "exo-explore/exo configure_mlx.sh; notatestuser/ds4-control Feasibility.swift"
         ),
         _("Measured GPU working-set limits of Apple Silicon Macs, by RAM and macOS version"),
         "2023–2026",
@@ -228,6 +229,22 @@ class Change:
 
 # Method changes readers can see, newest first (from the history of calculator/estimation).
 CHANGES: tuple[Change, ...] = (
+    Change(
+        date(2026, 12, 2),
+        _(
+            "Raising a Mac’s GPU memory limit now leaves macOS an eighth of its memory, at least 4 GB and at most "
+            "16 GB, as the settings people report and the tools that compute one do (before: at least 8 GB, no upper "
+            "end). A 16 GB Mac can now raise its limit to 12 GB; a 512 GB Mac to 496 GB instead of 448 GB."
+        ),
+    ),
+    Change(
+        date(2026, 12, 2),
+        _(
+            "DeepSeek-class models (latent attention with experts) on vLLM and SGLang: where every tensor-parallel GPU "
+            "would hold the whole latent cache and overflow, the plan runs data-parallel attention, each GPU caching "
+            "only its own requests, as both engines recommend; before, it fell back to fewer GPUs per stage."
+        ),
+    ),
     Change(
         date(2026, 12, 2),
         _(

@@ -157,9 +157,12 @@ APPLE_CLASSIC_SMALL_SHARE = 2 / 3  # up to 32 GiB
 APPLE_CLASSIC_LARGE_SHARE = 3 / 4  # from 36 GiB
 APPLE_CLASSIC_SMALL_MAX_GIB = 32
 APPLE_26_SHARE_POINTS: tuple[tuple[int, float], ...] = ((16, 0.74), (128, 0.84))
-# What raising iogpu.wired_limit_mb must leave to macOS itself (estimated: the 128 GiB example in §4.5 raised
-# the limit to 112 GiB, leaving 16 GiB; we keep at least 8 GiB and an eighth of RAM up to that example).
-APPLE_MIN_SYSTEM_RESERVE_BYTES = 8 * 2**30
+# What raising iogpu.wired_limit_mb leaves to macOS itself: an eighth of RAM, at least 4 GiB and at most 16 GiB
+# (docs/methodology.md §4.5). Each end is where the settings people report and the tools that compute one agree:
+# 12288 on 16 GiB ("leave 4-6GB for MacOS", instructlab), 57344 on 64 GiB (the value most guides give), 114688 on
+# 128 GiB (antirez/ds4#893, measured working), about 180000 on 192 GiB; no tool reserves more than 16 GiB.
+APPLE_MIN_SYSTEM_RESERVE_BYTES = 4 * 2**30
+APPLE_MAX_SYSTEM_RESERVE_BYTES = 16 * 2**30
 
 
 def apple_default_gpu_share(ram_gib: float, macos: str = DEFAULT_MACOS) -> float:
@@ -191,7 +194,7 @@ def apple_fit(total_bytes: int, ram_bytes: int, macos: str = DEFAULT_MACOS) -> A
     raising ``iogpu.wired_limit_mb`` (docs/methodology.md §4.5: mlx-lm's README says above the model, below RAM)."""
     ram = max(0, int(ram_bytes))
     default_limit = int(ram * apple_default_gpu_share(ram / 2**30, macos))
-    reserve = max(APPLE_MIN_SYSTEM_RESERVE_BYTES, ram // 8) if ram > 0 else 0
+    reserve = min(APPLE_MAX_SYSTEM_RESERVE_BYTES, max(APPLE_MIN_SYSTEM_RESERVE_BYTES, ram // 8)) if ram > 0 else 0
     raised_max = max(default_limit, ram - reserve)
     fits_default = total_bytes <= default_limit
     fits_raised = total_bytes <= raised_max

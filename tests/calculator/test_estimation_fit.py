@@ -99,6 +99,23 @@ def test_apple_fit_does_not_suggest_raising_when_nothing_would_fit():
     assert not result.fits_after_raise and result.command is None
 
 
+@pytest.mark.parametrize(
+    ("ram_gib", "raised_gib"),
+    # the settings people report: 12288 on 16 GiB (instructlab), 57344 on 64, 114688 on 128 (antirez/ds4#893),
+    # about 180000 on 192; no tool leaves more than 16 GiB (docs/methodology.md §4.5)
+    [(16, 12), (24, 20), (32, 28), (64, 56), (96, 84), (128, 112), (192, 176), (512, 496)],
+)
+def test_raising_the_limit_leaves_macos_an_eighth_between_4_and_16_gib(ram_gib, raised_gib):
+    assert apple_fit(0, ram_gib * GIB).max_raised_limit_bytes == raised_gib * GIB
+
+
+def test_a_16_gb_mac_can_raise_its_limit_past_the_default():
+    """Before, the reserve was at least 8 GiB: 16 GiB − 8 was below macOS's own 10.67 GiB, so nothing above the
+    default could ever be raised into."""
+    result = apple_fit(11 * GIB + GIB // 2, 16 * GIB)
+    assert not result.fits_default and result.fits_after_raise and result.wired_limit_mb == 12288
+
+
 def test_max_context_is_the_largest_that_fits_and_one_more_does_not():
     spec = llama_31_8b()
     workload = Workload()
