@@ -9,9 +9,9 @@ from datetime import date
 
 from django.db.models import F
 
-from calculator.estimation import RankedOffer, Workload, estimate, rank
-from calculator.estimation.builds import released_precision
+from calculator.estimation import RankedOffer
 from calculator.estimation.fit import DEFAULT_MACOS
+from calculator.headline import model_headline
 from calculator.page.machines import hardware_for, verdict_on
 from calculator.page.sources import page_builds
 from calculator.state import MAC_PREFIX
@@ -19,7 +19,6 @@ from models_catalog.models import Model
 from models_catalog.selectors import build_rows
 from models_catalog.specs import SpecUnavailable, spec_from_model
 from pricing.gpus import load_gpus
-from pricing.selectors import current_offers
 from web.generations import CATALOG_GENERATION, PRICES_GENERATION
 from web.kept import Kept
 from web.rig import RememberedRig
@@ -129,23 +128,25 @@ def _models() -> list[Model]:
 
 def _compute() -> HomeAnswers:
     models = _models()
-    offers = current_offers(pricing_kinds=("on-demand",))
-    gpus = load_gpus()
     popular: list[PopularModel] = []
     counted = [m for m in models if m.downloads]
     read_on: list[date] = []
     for model in counted or models:
         if len(popular) >= POPULAR:
             break
-        try:
-            spec = spec_from_model(model)
-        except SpecUnavailable:
+        headline = model_headline(model)
+        if headline is None:
             continue
-        released = released_precision(spec.native_dtype)
-        need = estimate(spec, Workload(precision=released)).total_bytes
-        int4 = estimate(spec, Workload(precision="int4")).total_bytes
-        cheapest = rank(need, offers, gpus).cheapest
-        popular.append(PopularModel(model.url, model.display_name, released, need, int4, cheapest))
+        popular.append(
+            PopularModel(
+                model.url,
+                model.display_name,
+                headline.precision,
+                headline.need_bytes,
+                headline.int4_bytes,
+                headline.cheapest,
+            )
+        )
         if model.downloads_as_of:
             read_on.append(model.downloads_as_of)
     newest = sorted(models, key=lambda m: m.release_date or date.min, reverse=True)[:NEWEST]

@@ -19,6 +19,7 @@ from rapidfuzz import fuzz, process
 
 from models_catalog import naming
 from models_catalog.hub_ids import HubId
+from models_catalog.list_figures import ListFigures, list_figures
 from models_catalog.models import ImportRequest, Model, ModelFact, QuantizedBuild, Source
 
 # The primary key last makes every order total, so a page boundary never splits or repeats equal rows.
@@ -140,19 +141,22 @@ def catalog_models(
 
 @dataclass(frozen=True, slots=True)
 class CatalogRow:
-    """One model of the catalog list, with its sizes in billions as the list shows them."""
+    """One model of the catalog list, with its sizes in billions as the list shows them and the calculator's headline
+    (list_figures.py) where one is known."""
 
     model: Model
     params_billions: float | None
     active_billions: float | None  # a mixture of experts only
+    figures: ListFigures | None = None
 
 
-def _catalog_row(model: Model) -> CatalogRow:
+def _catalog_row(model: Model, figures: ListFigures | None = None) -> CatalogRow:
     active = model.params_active if model.is_moe else None
     return CatalogRow(
         model=model,
         params_billions=model.params_total / 1e9 if model.params_total else None,
         active_billions=active / 1e9 if active else None,
+        figures=figures,
     )
 
 
@@ -185,13 +189,18 @@ def catalog_page(models: QuerySet[Model], number: int = 1, per_page: int = PER_P
     rows = list(models[start : start + per_page + 1])
     has_next = len(rows) > per_page
     rows = rows[:per_page]
+    figures = list_figures(rows)
     if number == 1 and not has_next:
         count: int | None = len(rows)
     else:
         capped = models.order_by()[: COUNT_CAP + 1].count()
         count = capped if capped <= COUNT_CAP else None
     return CatalogPage(
-        rows=[_catalog_row(m) for m in rows], number=number, per_page=per_page, has_next=has_next, count=count
+        rows=[_catalog_row(m, figures.get(m.pk)) for m in rows],
+        number=number,
+        per_page=per_page,
+        has_next=has_next,
+        count=count,
     )
 
 

@@ -210,3 +210,19 @@ def test_the_summary_cheapest_is_the_first_ranking_row_with_its_split(client, si
     data = json.loads(client.get("/api/v1/estimate", {"model": "zai-org/GLM-5.3-Flash"}).content)
     assert data["summary"]["cheapest"] == data["gpus"]["by_gpu"][0]
     assert data["summary"]["cheapest"]["tensor_parallel"] is not None
+
+
+def test_the_catalog_list_states_each_models_headline_as_its_page_does(client, site):
+    """The catalog's "needs as released" and "cheapest per hour" columns are the model page's default answer."""
+    page = parse(client.get("/en/models/", {"sort": "size"}).content)
+    rows = {row.attrs["data-hub-id"]: row for row in page.select("tr", data_hub_id=True)}
+    for hub_id in MODELS:
+        data = json.loads(client.get("/api/v1/estimate", {"model": hub_id}).content)
+        row = rows[hub_id]
+        assert row.one("td", data_need_bytes=True).attrs["data-need-bytes"] == str(data["summary"]["need_bytes"])
+        cheapest = data["summary"]["cheapest"]
+        per_hour = row.one("td", data_per_hour=True).attrs["data-per-hour"]
+        if cheapest is None:
+            assert per_hour == ""
+        else:
+            assert float(per_hour) == pytest.approx(cheapest["per_hour_usd"], abs=0.005)

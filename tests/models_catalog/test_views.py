@@ -54,7 +54,7 @@ def test_list_shows_sizes_in_billions_and_active_parameters_of_a_mixture_of_expe
     page = parse(client.get(f"/{lang}/models/").content)
 
     def sizes(hub_id: str) -> list[str]:
-        return [td.text for td in page.one("tr", data_hub_id=hub_id).select("td")[1:3]]
+        return [td.text for td in page.one("tr", data_hub_id=hub_id).select("td")[3:5]]
 
     assert sizes(QWEN) == moe_sizes
     dense = Model.objects.get(hub_id="meta-llama/Llama-3.1-8B-Instruct")
