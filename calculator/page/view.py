@@ -3,7 +3,8 @@ from one call: ``model_page_view(request, model)``."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any
 
@@ -22,6 +23,18 @@ from web.rig import MACOS_FIELD, RIG_FIELDS, remembered_rig
 
 # The page's sections that no query string changes: rendered once per kept basis (calculator/page/basis.py).
 BASIS_SECTIONS = (("facts_html", "calculator/_model_facts.html"), ("similar_html", "calculator/_similar.html"))
+# Long blocks few readers open: the page carries a placeholder that loads each when it scrolls into view (the
+# fragment ``?…&section=<name>``) and, without JavaScript, links to the page with the block in it (``show=<name>``).
+# The JSON and Markdown twins always carry them.
+DEFERRED = {"providers": "calculator/_providers.html", "faq": "calculator/_faq.html"}
+SECTION_FIELD = "section"  # the fragment of one deferred block
+SHOW_FIELD = "show"  # the page with these deferred blocks in it (comma-separated names)
+
+
+@dataclass(frozen=True, slots=True)
+class DeferredUrls:
+    fragment: str  # the block alone, for htmx
+    page: str  # the whole page with the block in it, at its anchor
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,9 +58,16 @@ class ModelPageView:
     popular_hardware: tuple[Hardware, ...] = ()
     partials: tuple[str, ...] = PARTIALS
     markdown_partials: tuple[str, ...] = MARKDOWN_PARTIALS
+    deferred: frozenset[str] = frozenset()  # the DEFERRED blocks this rendering leaves to a placeholder
+    deferred_urls: Mapping[str, DeferredUrls] = field(default_factory=dict)
+
+    @property
+    def deferred_partials(self) -> dict[str, str]:
+        """Partial template → block name, for the deferred blocks that are whole sections of the results."""
+        return {template: name for name, template in DEFERRED.items() if name in self.deferred}
 
     def template_context(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return {f.name: getattr(self, f.name) for f in fields(self)} | {"deferred_partials": self.deferred_partials}
 
 
 def model_page_view(request: HttpRequest, model: Model) -> ModelPageView:
@@ -61,6 +81,8 @@ def model_page_view(request: HttpRequest, model: Model) -> ModelPageView:
     choices = sources.choices
     parsed = parse_state(with_remembered_rig(request), choices)
     query = state_query(parsed.state, choices)
+    shown = {name.strip() for name in request.GET.get(SHOW_FIELD, "").split(",")}
+    deferred = frozenset(name for name in DEFERRED if name not in shown)
     return ModelPageView(
         model,
         facts,
@@ -76,7 +98,22 @@ def model_page_view(request: HttpRequest, model: Model) -> ModelPageView:
         context_presets=tuple(c for c in PRESET_CONTEXTS if not choices.max_context or c <= choices.max_context),
         remembered_rig=remembered_rig(request) is not None,
         popular_hardware=tuple(popular_hardware(sources.gpus)),
+        deferred=deferred,
+        deferred_urls={name: _deferred_urls(base_url, query, name) for name in deferred},
     )
+
+
+def _deferred_urls(base_url: str, query: str, name: str) -> DeferredUrls:
+    joined = f"{query}&" if query else ""
+    return DeferredUrls(
+        fragment=f"{base_url}?{joined}{SECTION_FIELD}={name}", page=f"{base_url}?{joined}{SHOW_FIELD}={name}#{name}"
+    )
+
+
+def deferred_block(request: HttpRequest) -> str | None:
+    """The DEFERRED block an HTMX request asks for alone (``section=<name>``), or None."""
+    name = request.GET.get(SECTION_FIELD, "")
+    return DEFERRED.get(name)
 
 
 def basis_sections(request: HttpRequest, view: ModelPageView) -> dict[str, Markup]:

@@ -115,3 +115,24 @@ def test_copy_button_puts_the_command_on_the_clipboard(chromium_browser, live_se
     assert copied == page.locator("#cmd-cloud").inner_text().strip()
     assert copied.startswith("vllm serve zai-org/GLM-5.3-Flash")
     context.close()
+
+
+def test_the_faq_and_the_per_cloud_table_load_when_scrolled_into_view(browser_page, seed_site):
+    """Both start as placeholders (the page is lighter by their size); scrolling to them loads each for the state
+    the page shows, and a change of setting brings the placeholders back for the new state."""
+    page = browser_page
+    errors = _errors(page)
+    page.goto(GLM + "?precision=int4")
+    page.wait_for_function("() => window.htmx !== undefined")
+    assert page.locator("dd[data-faq]").count() == 0 and page.locator("#by-provider").count() == 0
+    page.locator("#faq").scroll_into_view_if_needed()
+    page.wait_for_selector("dd[data-faq=cheapest]")
+    page.locator("#providers").scroll_into_view_if_needed()
+    page.wait_for_selector("#by-provider tr[data-provider]")
+    assert page.url.endswith("?precision=int4")  # loading a block does not change the address
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.select_option("#f-precision", "fp16")
+    _wait_need(page, "708 GB")
+    page.locator("#faq").scroll_into_view_if_needed()
+    page.wait_for_selector("dd[data-faq=cheapest]")
+    assert errors == []

@@ -112,7 +112,7 @@ def test_ranking_reproduces_the_seed_rows_cheapest_first(client, seed_site):
 def test_every_price_row_bills_the_gpus_it_names_and_stale_prices_are_said_once_per_table(client, seed_site):
     from decimal import Decimal
 
-    _, page = _get(client, GLM_FP16)
+    _, page = _get(client, GLM_FP16 + "&show=providers")
     for table in ("ranking", "by-provider"):
         for row in page.one("table", id=table).select("tr", data_gpu_family=True) + page.one("table", id=table).select(
             "tr", data_provider=True
@@ -129,7 +129,7 @@ def test_every_price_row_bills_the_gpus_it_names_and_stale_prices_are_said_once_
 
 
 def test_cost_per_cloud_lists_the_six_seed_providers(client, seed_site):
-    _, page = _get(client, GLM_FP16)
+    _, page = _get(client, GLM_FP16 + "&section=providers", HX_Request="true")  # the block, loaded when in view
 
     rows = page.one("table", id="by-provider").select("tr", data_provider=True)
     assert [(r.attrs["data-provider"], _cells(r)[0], _cells(r)[1]) for r in rows] == [
@@ -479,9 +479,28 @@ def test_the_faq_answers_the_same_cheapest_configuration_whatever_the_page_is_se
     """In LoRA mode the FAQ once priced the fine-tuning need while saying "with 8K tokens and 1 request"."""
     answers = [
         _get(client, GLM + query)[1].one("dd", data_faq="cheapest").text
-        for query in ("", "?mode=lora", "?precision=int4")
+        for query in ("?show=faq", "?mode=lora&show=faq", "?precision=int4&show=faq")
     ]
     assert answers[0].startswith("At FP8 as released:") and answers[0] == answers[1] == answers[2]
+
+
+def test_long_blocks_few_readers_open_load_when_scrolled_to_and_link_to_the_page_without_javascript(client, seed_site):
+    _, page = _get(client, GLM)
+    placeholders = {d.attrs["id"]: d for d in page.select("div", data_deferred=True)}
+    assert set(placeholders) == {"providers", "faq"}
+    assert not page.select("table", id="by-provider") and not page.select("dd", data_faq=True)
+    faq = placeholders["faq"]
+    assert faq.attrs["hx-trigger"] == "revealed" and faq.attrs["hx-get"].endswith("?section=faq")
+    link = faq.one("a").attrs["href"]
+    assert link.endswith("?show=faq#faq")
+    shown = _get(client, link.split("#")[0])[1]
+    assert shown.select("dd", data_faq=True) and shown.select("div", data_deferred=True)[0].attrs["id"] == "providers"
+    block = _get(client, faq.attrs["hx-get"], HX_Request="true")[1]
+    assert block.one("section", id="faq").select("dd", data_faq=True)
+    # a state's placeholders load that state's block
+    _, lora = _get(client, GLM + "?mode=lora&context=32K")
+    url = next(d for d in lora.select("div", data_deferred=True) if d.attrs["id"] == "providers").attrs["hx-get"]
+    assert "mode=lora" in url and "context=32K" in url and url.endswith("section=providers")
 
 
 @pytest.mark.parametrize("precision", ["gptq", "q6_k", "q5_k_m", "iq4_xs", "q2_k", "mlx-8bit", "mlx-3bit"])
