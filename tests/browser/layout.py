@@ -143,6 +143,54 @@ _OVERLAP_JS = (
       addBox(parent, node.data, rect, node);
     }
   }
+  // Text the page draws that is in no text node: list markers and ::before content. Neither box is exposed to
+  // scripts; each is placed as the browser lays it out: an outside marker ends where the item's content starts, on
+  // its first line; a block ::before is the first line of its element, an inline one starts that line.
+  const canvas = document.createElement('canvas').getContext('2d');
+  const measure = (style, text) => {
+    canvas.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    return canvas.measureText(text).width;
+  };
+  const firstLine = (el) => {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    return [...range.getClientRects()].find((r) => r.width > 0 && r.height > 0);
+  };
+  const lineHeight = (style) => parseFloat(style.lineHeight) || (parseFloat(style.fontSize) || 16) * 1.2;
+  for (const el of document.body.querySelectorAll('li')) {
+    const style = getComputedStyle(el);
+    const drawn = style.display === 'list-item' && style.listStyleType !== 'none';
+    if (!drawn || style.listStylePosition !== 'outside') continue;
+    if (hiddenOnPurpose(el) || (ignoreSelector && el.closest(ignoreSelector))) continue;
+    const ordered = el.parentElement && el.parentElement.localName === 'ol';
+    const text = ordered ? `${el.value}. ` : '\u2022 ';
+    const line = firstLine(el);
+    if (!line) continue;
+    const r = el.getBoundingClientRect();
+    const contentLeft = r.left + parseFloat(style.borderLeftWidth) + parseFloat(style.paddingLeft);
+    const width = measure(getComputedStyle(el, '::marker'), text);
+    const trim = Math.min((parseFloat(style.fontSize) || 16) * 0.15, line.height / 4);
+    addBox(el, `[marker] ${text.trim()}`, { left: contentLeft - width, right: contentLeft - 1, top: line.top + trim,
+      bottom: line.bottom - trim }, `marker:${cssPath(el)}`);
+  }
+  for (const el of document.body.querySelectorAll('*')) {
+    const before = getComputedStyle(el, '::before');
+    const content = before.content;
+    if (!content || content === 'none' || content === 'normal' || before.display === 'none') continue;
+    if (hiddenOnPurpose(el) || (ignoreSelector && el.closest(ignoreSelector))) continue;
+    const attr = /^attr\(([^)]+)\)$/.exec(content);
+    const text = attr ? (el.getAttribute(attr[1].trim()) || '') : content.replace(/^["']|["']$/g, '');
+    if (!text.trim()) continue;
+    const style = getComputedStyle(el);
+    const r = el.getBoundingClientRect();
+    const left = r.left + parseFloat(style.borderLeftWidth) + parseFloat(style.paddingLeft);
+    const top = r.top + parseFloat(style.borderTopWidth) + parseFloat(style.paddingTop);
+    const width = Math.min(measure(before, text), r.width);
+    const height = lineHeight(before);
+    const trim = Math.min((parseFloat(before.fontSize) || 16) * 0.15, height / 4);
+    addBox(el, `[::before] ${text}`, { left, right: left + width, top: top + trim, bottom: top + height - trim },
+      `before:${cssPath(el)}`);
+  }
   // Form controls show text that is not in a text node (values, placeholders, the chosen option).
   const controls = 'input:not([type=hidden]):not([type=checkbox]):not([type=radio]), select, textarea';
   for (const el of document.body.querySelectorAll(controls)) {

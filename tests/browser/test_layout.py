@@ -50,12 +50,16 @@ TIDY_PAGE = """<!doctype html><html lang="en"><head><title>tidy</title><style>
   .scroller { overflow-x: auto; }
   .scroller table { width: 900px; }
   .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  .label::before { content: attr(data-label); display: block; font-size: .8rem; }
   </style></head><body><main><h1>Tidy</h1>
   <div class="scroller" tabindex="0" role="region" aria-label="Wide table"><table><tr><td>Wide</td><td>table</td>
   </tr></table></div>
   <p><span class="visually-hidden">Hidden label</span>Visible text on the same spot</p>
   <details><summary>More</summary><p style="margin-top: -2em">Closed body drawn over the summary</p></details>
   <p>Tight line one<br>Tight line two<br>Tight line three</p>
+  <ol><li>First item</li><li>Second item</li></ol>
+  <ul><li>A bullet</li></ul>
+  <div data-label="Per month" class="label">$2,453</div>
 </main></body></html>"""
 
 
@@ -93,6 +97,25 @@ def test_the_select_check_reports_an_option_its_box_cannot_show_whole(small_page
     )
     cut = cut_selects(small_page)
     assert len(cut) == 1 and cut[0].startswith('select[name=narrow]: "NVIDIA RTX PRO 6000 Blackwell')
+
+
+def test_the_overlap_check_sees_list_markers_and_before_content(small_page):
+    """A table of contents set in columns once ran its text into the next column's list markers (1280 px), and
+    phone cards label their cells with ::before content: neither is a text node."""
+    small_page.set_content(
+        '<!doctype html><html lang="en"><head><title>m</title><style>'
+        "body { margin: 0; font: 16px/1.5 sans-serif; } ul { margin: 0; padding-left: 40px; }"
+        ".over-marker { margin: -1.5em 0 0 22px; width: 14px; overflow: hidden; white-space: nowrap; }"
+        ".label::before { content: attr(data-label); display: block; }"
+        ".over-label { margin: -3em 0 0 0; }"
+        '</style></head><body><main><ul><li>Item</li></ul><p class="over-marker">xxxx</p>'
+        '<div class="label" data-label="Total per hour">$3.36</div><p class="over-label">Drawn</p>'
+        "</main></body></html>"
+    )
+    overlaps = overlapping_text(small_page)
+    marker = [line for line in overlaps if '"[marker] •"' in line]
+    assert len(marker) == 1 and "p.over-marker" in marker[0] and '"Item"' not in marker[0]
+    assert any('"[::before] Total per hour"' in line and "p.over-label" in line for line in overlaps)
 
 
 def test_checks_leave_sideways_scrollers_hidden_text_closed_details_and_tight_lines_alone(small_page):
