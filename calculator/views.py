@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from calculator.og_image import og_card
-from calculator.page.view import ModelPageView, basis_sections, deferred_block, model_page_view
+from calculator.page.view import ModelPageView, basis_sections, deferred_block, kept_sections, model_page_view
 from models_catalog.views import model_for
 from pricing.gpus import load_gpus
 from web.fragments import HtmxHttpRequest, wants_fragment
@@ -55,11 +55,15 @@ def model_detail(request: HtmxHttpRequest, org: str, name: str) -> HttpResponse:
         block = deferred_block(request)
         if block is not None:  # one block the page left to a placeholder, now scrolled into view
             return render(request, block, view.template_context())
-        response = render(request, "calculator/_results.html", {**view.template_context(), "oob": True})
+        sections = kept_sections(request, view)
+        response = render(
+            request, "calculator/_results.html", {**view.template_context(), "oob": True, "section_html": sections}
+        )
         response["HX-Push-Url"] = view.permalink
         return response
     # state-independent sections are rendered with the page only, never with the fragment
-    return render(request, "calculator/model.html", {**view.template_context(), **basis_sections(request, view)})
+    context = {**view.template_context(), **basis_sections(request, view), "section_html": kept_sections(request, view)}
+    return render(request, "calculator/model.html", context)
 
 
 @require_GET

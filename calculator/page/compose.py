@@ -183,44 +183,79 @@ def _mode_cards(work: PageWork) -> ModeCards:
 
 @dataclass(frozen=True, slots=True)
 class Section:
-    """One section of the page: the field of ``ModelPage`` it fills, its builder, and the partial in
-    ``templates/calculator/`` that renders it (``""``: the page renders it elsewhere)."""
+    """One section of the page: the field of ``ModelPage`` it fills, its builder, the partial in
+    ``templates/calculator/`` that renders it (``""``: the page renders it elsewhere), and the calculator inputs
+    (``CalculatorState`` fields) its rendering reads: the HTML is kept per their values (calculator/page/view.py),
+    so a change of any other input reuses it. ``None``: rendered every time (it reads nearly every input, or a
+    reader's own token)."""
 
     name: str
     build: Callable[[PageWork], object]
     partial: str = ""
+    reads: frozenset[str] | None = None
+
+
+# What an estimate of the page's workload reads: the precision, mode, context, requests, engine, KV cache and the
+# fine-tuning knobs (tests/calculator/test_section_reads.py checks every declaration against the rendered bytes).
+WORKLOAD_INPUTS = frozenset(
+    {"precision", "mode", "context", "concurrency", "engine", "kv", "batch", "seq", "rank", "optimizer",
+     "checkpointing", "framework"}
+)  # fmt: skip
 
 
 # The sections in page order. A new one: its builder, its partial, one line here (and its field in ModelPage);
 # tests/calculator/test_page_sections.py fails until the JSON and Markdown twins say it too.
 SECTIONS: tuple[Section, ...] = (
     Section("summary", _summary),
-    Section("rows", _rows, "_breakdown.html"),
+    Section("rows", _rows, "_breakdown.html", WORKLOAD_INPUTS),
+    # the price tables link their placeholder and rows to every input: rendered each time
     Section("gpus", lambda w: w.gpus, "_gpus.html"),
     Section(
         "commands",
         lambda w: commands_section(w.inputs, w.setting, w.gpus.by_gpu[0] if w.gpus.by_gpu else None, w.local),
         "_commands.html",
+        WORKLOAD_INPUTS | {"macos"},
     ),
-    Section("matrix", _matrix, "_matrix.html"),
+    Section("matrix", _matrix, "_matrix.html", WORKLOAD_INPUTS - {"precision", "mode"}),
     Section("precision_cards", _precision_cards),
     Section("mode_cards", _mode_cards),
-    Section("builds", lambda w: build_rows(w.estimates, w.state, w.builds, w.inputs.gpus), "_builds.html"),
+    Section(
+        "builds",
+        lambda w: build_rows(w.estimates, w.state, w.builds, w.inputs.gpus),
+        "_builds.html",
+        frozenset({"context", "concurrency", "engine", "kv"}),
+    ),
     Section(
         "context",
         lambda w: context_section(w.estimates, w.state, w.setting, w.spec, w.inputs.gpus),
         "_context.html",
+        WORKLOAD_INPUTS - {"context"},
     ),
-    Section("inverse", lambda w: inverse_section(w.estimates, w.state, w.spec, w.inputs.gpus), "_inverse.html"),
-    Section("local", lambda w: w.local, "_local.html"),
-    Section("rig", lambda w: rig_section(w.inputs), "_rig.html"),
-    Section("api", lambda w: hosted_section(w.inputs, w.gpus, w.spec, w.workload), "_api.html"),
+    Section(
+        "inverse",
+        lambda w: inverse_section(w.estimates, w.state, w.spec, w.inputs.gpus),
+        "_inverse.html",
+        frozenset({"gpu", "gpus", "context", "concurrency", "engine", "kv", "macos"}),
+    ),
+    Section("local", lambda w: w.local, "_local.html", frozenset({"context", "concurrency", "macos"})),
+    Section("rig", lambda w: rig_section(w.inputs), "_rig.html"),  # the reader's CSRF token in its form
+    Section(
+        "api",
+        lambda w: hosted_section(w.inputs, w.gpus, w.spec, w.workload),
+        "_api.html",
+        WORKLOAD_INPUTS | {"ratio", "cached", "tps"},
+    ),
     Section(
         "faq",
         lambda w: faq_section(w.inputs.display_name, w.setting, w.needs, w.local, w.released, w.inputs.gpus),
         "_faq.html",
+        WORKLOAD_INPUTS | {"macos"},
     ),
 )
+# partial template → the inputs its rendering reads, for the sections kept per those inputs
+SECTION_READS: dict[str, frozenset[str]] = {
+    f"calculator/{s.partial}": s.reads for s in SECTIONS if s.partial and s.reads is not None
+}
 # the rendered partials, in page order (the results fragment includes each)
 PARTIALS: tuple[str, ...] = tuple(f"calculator/{s.partial}" for s in SECTIONS if s.partial)
 # every section's Markdown, in page order (the Markdown twin includes each): templates/calculator/md/_<name>.md

@@ -3,7 +3,7 @@ from one call: ``model_page_view(request, model)``."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any
@@ -14,11 +14,13 @@ from markupsafe import Markup
 
 from calculator.hardware import Hardware, popular_hardware
 from calculator.page.basis import PageBasis, kept_section, page_basis
-from calculator.page.compose import MARKDOWN_PARTIALS, PARTIALS, ModelPage, model_page
+from calculator.page.compose import MARKDOWN_PARTIALS, PARTIALS, SECTION_READS, ModelPage, model_page
 from calculator.state import PRESET_CONTEXTS, CalculatorState, Ignored, PageChoices, parse_state, state_query
 from models_catalog.architecture import SpecNote
 from models_catalog.models import Model
 from models_catalog.selectors import ModelFacts, SimilarModel
+from web.generations import CATALOG_GENERATION, PRICES_GENERATION
+from web.kept import PROCESS, Kept
 from web.rig import MACOS_FIELD, RIG_FIELDS, remembered_rig
 
 # The page's sections that no query string changes: rendered once per kept basis (calculator/page/basis.py).
@@ -108,6 +110,36 @@ def _deferred_urls(base_url: str, query: str, name: str) -> DeferredUrls:
     return DeferredUrls(
         fragment=f"{base_url}?{joined}{SECTION_FIELD}={name}", page=f"{base_url}?{joined}{SHOW_FIELD}={name}#{name}"
     )
+
+
+# Each kept section's HTML, per its partial, the values of the inputs it reads (compose.Section.reads), the model,
+# the day (prices shown as stale or current) and the catalog and price generations: a change of any other input
+# renders the page with the kept HTML of every section that does not read it.
+SECTION_HTML: Kept[str] = Kept(
+    "section-html",
+    depends_on=(CATALOG_GENERATION, PRICES_GENERATION),
+    per_language=True,
+    where=PROCESS,
+    max_entries=4096,
+)
+
+
+def kept_sections(request: HttpRequest, view: ModelPageView) -> dict[str, Markup]:
+    """The HTML of every section declared with the inputs it reads, kept per their values (partial → HTML)."""
+    if view.page is None or view.state is None:
+        return {}
+    state, today, context = view.state, datetime.now(UTC).date().isoformat(), view.template_context()
+
+    def rendered(partial: str) -> Callable[[], str]:
+        return lambda: render_to_string(partial, context, request)
+
+    found: dict[str, Markup] = {}
+    for partial, reads in SECTION_READS.items():
+        if partial in view.deferred_partials:
+            continue
+        values = tuple((name, getattr(state, name)) for name in sorted(reads))
+        found[partial] = Markup(SECTION_HTML.get(rendered(partial), view.model.hub_id, today, partial, values))
+    return found
 
 
 def deferred_block(request: HttpRequest) -> str | None:

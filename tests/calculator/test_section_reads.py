@@ -1,0 +1,112 @@
+"""Each kept section's HTML depends on the inputs it declares (calculator/page/compose.py, Section.reads) and on no
+other: the page keeps it per their values (calculator/page/view.py, kept_sections), so a wrong declaration would
+serve one state's section on another state's page.
+
+For two models and two modes, every other calculator input is changed on its own: the section's bytes must stay
+the same. And a change of an input it reads must reach the page: the kept HTML equals a fresh rendering."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.template.loader import render_to_string
+from django.test import RequestFactory
+from django.utils import translation
+
+from calculator.page.compose import SECTION_READS
+from calculator.page.view import kept_sections, model_page_view
+from calculator.state import FIELD_NAMES
+from models_catalog import selectors, services
+from tests.support import module_rows
+
+SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
+MODELS = ["zai-org/GLM-5.3-Flash", "meta-llama/Llama-3.1-8B-Instruct"]
+# another valid value for each input (the test checks that the page took it)
+OTHER = {
+    "precision": "int4",
+    "mode": "lora",
+    "engine": "sglang",
+    "concurrency": "4",
+    "context": "32768",
+    "kv": "fp8",
+    "batch": "2",
+    "seq": "4096",
+    "rank": "16",
+    "optimizer": "adamw_8bit",
+    "checkpointing": "0",
+    "framework": "unsloth",
+    "gpu": "h100-sxm",
+    "gpus": "2",
+    "ratio": "5",
+    "cached": "50",
+    "tps": "30",
+    "rig": "rtx-3090",
+    "rig_gpus": "2",
+    "ram": "128",
+    "macos": "26",
+}
+
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("section-reads")]
+
+
+def _write_site() -> None:
+    services.model_import_offline(SHIPPED, only=MODELS)
+    call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
+
+
+_site_rows = module_rows(_write_site)
+
+
+@pytest.fixture
+def site(_site_rows, db):
+    """The two models and the seed offers, written once for the module."""
+
+
+def _view(hub_id: str, query: dict[str, str]):
+    request = RequestFactory().get(f"/en/models/{hub_id}/", query)
+    model = selectors.model_by_hub_id(hub_id)
+    assert model is not None
+    return request, model_page_view(request, model)
+
+
+def _sections(hub_id: str, query: dict[str, str]) -> tuple[object, dict[str, str]]:
+    request, view = _view(hub_id, query)
+    context = view.template_context()
+    return view.state, {partial: render_to_string(partial, context, request) for partial in SECTION_READS}
+
+
+def test_every_input_is_a_calculator_input():
+    assert set(OTHER) == set(FIELD_NAMES)
+    for reads in SECTION_READS.values():
+        assert reads <= set(FIELD_NAMES)
+
+
+@pytest.mark.parametrize("hub_id", MODELS)
+@pytest.mark.parametrize("base", [{}, {"mode": "lora"}])
+def test_a_section_reads_no_input_it_does_not_declare(site, hub_id, base):
+    with translation.override("en"):
+        state, before = _sections(hub_id, base)
+        for name, value in OTHER.items():
+            if name in base:
+                continue
+            changed, after = _sections(hub_id, {**base, name: value})
+            assert getattr(changed, name) != getattr(state, name), f"{name}={value} was not taken"
+            for partial, reads in SECTION_READS.items():
+                if name not in reads:
+                    assert after[partial] == before[partial], f"{partial} reads {name!r} but does not declare it"
+
+
+def test_a_change_of_an_input_a_section_reads_reaches_the_page(site):
+    """The kept HTML of every section equals a fresh rendering after one input it reads changed (and after one it
+    does not read): the second page takes most sections from the store."""
+    hub_id = MODELS[0]
+    with translation.override("en"):
+        for query in ({}, {"ratio": "5"}, {"ratio": "5", "context": "32768"}, {"context": "32768"}):
+            request, view = _view(hub_id, query)
+            kept = kept_sections(request, view)
+            context = view.template_context()
+            assert set(kept) == set(SECTION_READS) - set(view.deferred_partials)
+            for partial, html in kept.items():
+                assert str(html) == render_to_string(partial, context, request), (query, partial)
