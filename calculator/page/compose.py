@@ -262,6 +262,36 @@ PARTIALS: tuple[str, ...] = tuple(f"calculator/{s.partial}" for s in SECTIONS if
 MARKDOWN_PARTIALS: tuple[str, ...] = tuple(f"calculator/md/_{s.name}.md" for s in SECTIONS)
 
 
+_BUILDERS: dict[str, Callable[[PageWork], object]] = {section.name: section.build for section in SECTIONS}
+
+
+class LazyModelPage:
+    """A ``ModelPage`` whose sections are built the first time something reads them: the HTML page, whose kept
+    sections (``Section.reads``) need no data when their HTML is kept, and whose deferred blocks load later. The
+    JSON API builds the whole ``ModelPage`` (``model_page``); both read the same builders over one ``PageWork``."""
+
+    def __init__(self, inputs: PageInputs) -> None:
+        self._work = PageWork(inputs)
+        self._built: dict[str, object] = {}
+        self.cache_layout = _cache_layout(inputs.spec)
+        self.setting = self._work.setting
+        self.workload = self._work.workload
+        self.breakdown = self._work.breakdown
+
+    def __getattr__(self, name: str) -> Any:
+        builder = _BUILDERS.get(name)
+        if builder is None:
+            raise AttributeError(name)
+        if name not in self._built:
+            self._built[name] = builder(self._work)
+        return self._built[name]
+
+    @property
+    def built(self) -> frozenset[str]:
+        """The sections built so far (tests: what a page with kept sections computed)."""
+        return frozenset(self._built)
+
+
 def model_page(inputs: PageInputs) -> ModelPage:
     """Every section of the model page for one calculator state."""
     work = PageWork(inputs)

@@ -14,7 +14,7 @@ from markupsafe import Markup
 
 from calculator.hardware import Hardware, popular_hardware
 from calculator.page.basis import PageBasis, kept_section, page_basis
-from calculator.page.compose import MARKDOWN_PARTIALS, PARTIALS, SECTION_READS, ModelPage, model_page
+from calculator.page.compose import MARKDOWN_PARTIALS, PARTIALS, SECTION_READS, LazyModelPage, ModelPage
 from calculator.state import PRESET_CONTEXTS, CalculatorState, Ignored, PageChoices, parse_state, state_query
 from models_catalog.architecture import SpecNote
 from models_catalog.models import Model
@@ -47,7 +47,7 @@ class ModelPageView:
     facts: ModelFacts
     base_url: str
     similar: tuple[SimilarModel, ...]
-    page: ModelPage | None  # None when the model cannot be sized (``unsizable`` says why)
+    page: ModelPage | LazyModelPage | None  # None when the model cannot be sized (``unsizable`` says why)
     unsizable: str = ""
     compare_url: str = ""
     state: CalculatorState | None = None
@@ -90,7 +90,7 @@ def model_page_view(request: HttpRequest, model: Model) -> ModelPageView:
         facts,
         base_url,
         basis.similar,
-        model_page(sources.inputs(parsed.state)),
+        LazyModelPage(sources.inputs(parsed.state)),  # each section built when a rendering first reads it
         compare_url=basis.compare_url,
         state=parsed.state,
         choices=choices,

@@ -110,3 +110,18 @@ def test_a_change_of_an_input_a_section_reads_reaches_the_page(site):
             assert set(kept) == set(SECTION_READS) - set(view.deferred_partials)
             for partial, html in kept.items():
                 assert str(html) == render_to_string(partial, context, request), (query, partial)
+
+
+def test_a_section_whose_html_is_kept_is_not_computed_again(site):
+    """The page's sections are built when a rendering first reads them (compose.LazyModelPage): after one page, a
+    change of the traffic mix builds the break-even section again but not the matrix, the builds, the context chart
+    or the inverse question, whose kept HTML does not read it."""
+    hub_id = MODELS[0]
+    with translation.override("en"):
+        request, view = _view(hub_id, {"context": "16384"})
+        kept_sections(request, view)
+        request, view = _view(hub_id, {"context": "16384", "ratio": "7"})
+        kept_sections(request, view)
+        built = view.page.built
+        assert "api" in built
+        assert not built & {"matrix", "builds", "context", "inverse", "faq"}, built
