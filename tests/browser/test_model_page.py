@@ -104,7 +104,7 @@ def test_the_form_works_without_javascript(chromium_browser, live_server, seed_s
     context.close()
 
 
-def test_copy_button_puts_the_command_on_the_clipboard(chromium_browser, live_server, seed_site):
+def test_copy_buttons_put_the_command_and_the_permalink_on_the_clipboard(chromium_browser, live_server, seed_site):
     context = chromium_browser.new_context(base_url=live_server.url)
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
     page = context.new_page()
@@ -114,6 +114,11 @@ def test_copy_button_puts_the_command_on_the_clipboard(chromium_browser, live_se
     copied = page.evaluate("() => navigator.clipboard.readText()")
     assert copied == page.locator("#cmd-cloud").inner_text().strip()
     assert copied.startswith("vllm serve zai-org/GLM-5.3-Flash")
+    page.select_option("#f-precision", "int4")
+    page.wait_for_function("() => location.search === '?precision=int4'")
+    page.click("button[data-copy=permalink]")
+    page.wait_for_function("() => document.querySelector('button[data-copy=permalink]').textContent === 'Copied'")
+    assert page.evaluate("() => navigator.clipboard.readText()") == live_server.url + GLM + "?precision=int4"
     context.close()
 
 
