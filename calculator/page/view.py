@@ -28,7 +28,12 @@ BASIS_SECTIONS = (("facts_html", "calculator/_model_facts.html"), ("similar_html
 # Long blocks few readers open: the page carries a placeholder that loads each when it scrolls into view (the
 # fragment ``?…&section=<name>``) and, without JavaScript, links to the page with the block in it (``show=<name>``).
 # The JSON and Markdown twins always carry them.
-DEFERRED = {"providers": "calculator/_providers.html", "faq": "calculator/_faq.html"}
+DEFERRED = {
+    "more-gpus": "calculator/_gpus_more.html",  # the ranking past its first RANKING_SHOWN rows
+    "providers": "calculator/_providers.html",
+    "faq": "calculator/_faq.html",
+}
+RANKING_SHOWN = 10
 SECTION_FIELD = "section"  # the fragment of one deferred block
 SHOW_FIELD = "show"  # the page with these deferred blocks in it (comma-separated names)
 
@@ -69,7 +74,8 @@ class ModelPageView:
         return {template: name for name, template in DEFERRED.items() if name in self.deferred}
 
     def template_context(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)} | {"deferred_partials": self.deferred_partials}
+        extra = {"deferred_partials": self.deferred_partials, "ranking_shown": RANKING_SHOWN}
+        return {f.name: getattr(self, f.name) for f in fields(self)} | extra
 
 
 def model_page_view(request: HttpRequest, model: Model) -> ModelPageView:
@@ -107,8 +113,9 @@ def model_page_view(request: HttpRequest, model: Model) -> ModelPageView:
 
 def _deferred_urls(base_url: str, query: str, name: str) -> DeferredUrls:
     joined = f"{query}&" if query else ""
+    anchor = "ranking" if name == "more-gpus" else name  # shown on the page, the rows join the ranking's table
     return DeferredUrls(
-        fragment=f"{base_url}?{joined}{SECTION_FIELD}={name}", page=f"{base_url}?{joined}{SHOW_FIELD}={name}#{name}"
+        fragment=f"{base_url}?{joined}{SECTION_FIELD}={name}", page=f"{base_url}?{joined}{SHOW_FIELD}={name}#{anchor}"
     )
 
 

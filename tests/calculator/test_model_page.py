@@ -7,6 +7,7 @@ The seed figures (GLM-5.3-Flash, 8K context, one request, vLLM, FP16 KV) come fr
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -487,7 +488,7 @@ def test_the_faq_answers_the_same_cheapest_configuration_whatever_the_page_is_se
 def test_long_blocks_few_readers_open_load_when_scrolled_to_and_link_to_the_page_without_javascript(client, seed_site):
     _, page = _get(client, GLM)
     placeholders = {d.attrs["id"]: d for d in page.select("div", data_deferred=True)}
-    assert set(placeholders) == {"providers", "faq"}
+    assert set(placeholders) == {"providers", "faq"}  # GLM-5.3-Flash's ranking has no more rows than are shown
     assert not page.select("table", id="by-provider") and not page.select("dd", data_faq=True)
     faq = placeholders["faq"]
     assert faq.attrs["hx-trigger"] == "revealed" and faq.attrs["hx-get"].endswith("?section=faq")
@@ -550,3 +551,26 @@ def test_the_macos_version_sets_the_gpus_default_share_and_so_whether_the_sysctl
     assert newer.one("a", id="permalink").attrs["href"].endswith("macos=26")
     _, runs_on = _get(client, base + "runs-on/mac-128/")
     assert runs_on.one(data_sysctl=True) and runs_on.one("span", data_macos_26=True)
+
+
+def test_a_long_ranking_shows_its_cheapest_rows_and_loads_the_rest_when_scrolled_to(client, seed_site, monkeypatch):
+    """A ranking longer than the page shows (ten rows; two here, on the seed's few offers): the first rows are on the
+    page, the rest load as a second table (or join the first with show=more-gpus); together they are the API's
+    ranking, in order."""
+    from calculator.page import view
+
+    monkeypatch.setattr(view, "RANKING_SHOWN", 2)
+    path = "/en/models/meta-llama/Llama-3.1-8B-Instruct/"
+    _, page = _get(client, path)
+    shown = [r.attrs["data-gpu-family"] for r in page.one("table", id="ranking").select("tr", data_gpu_family=True)]
+    more = page.one("div", data_deferred="more-gpus")
+    assert len(shown) == 2 and more.one("a").attrs["href"].endswith("show=more-gpus#ranking")
+    _, rest = _get(client, more.attrs["hx-get"], HX_Request="true")
+    table = rest.one("table", id="ranking-more")
+    later = [r.attrs["data-gpu-family"] for r in table.select("tr", data_gpu_family=True)]
+    api = json.loads(client.get("/api/v1/estimate", {"model": "meta-llama/Llama-3.1-8B-Instruct"}).content)
+    families = [row["gpu"] for row in api["gpus"]["by_gpu"]]
+    assert len(shown) + len(later) == len(families) > 2
+    _, whole = _get(client, path + "?show=more-gpus")
+    rows = whole.one("table", id="ranking").select("tr", data_gpu_family=True)
+    assert [r.attrs["data-gpu-family"] for r in rows] == shown + later
