@@ -67,6 +67,7 @@ class MachineAnswer:
     memory_gb: int  # the card's memory as sold, or the Mac's unified memory
     is_mac: bool
     macos: str
+    engine: str  # the engine the verdicts are sized for (machines.engine_for: llama.cpp on cards people own)
     remembered: bool  # the reader's remembered machine, not the default question
     rows: tuple[RunsOnLocal, ...]
 
@@ -182,7 +183,9 @@ def _machine_answer(key: str, macos: str, remembered: bool) -> MachineAnswer | N
         memory_gb = machine.mac_gib
     else:
         memory_gb = round(machine.gpu.memory_bytes / 10**9) if machine.gpu is not None else 0
-    return MachineAnswer(key, machine.name, memory_gb, machine.is_mac, machine.macos, remembered, _largest_first(found))
+    return MachineAnswer(
+        key, machine.name, memory_gb, machine.is_mac, machine.macos, machine.engine, remembered, _largest_first(found)
+    )
 
 
 def _largest_first(rows: list[RunsOnLocal]) -> tuple[RunsOnLocal, ...]:

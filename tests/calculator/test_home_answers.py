@@ -106,6 +106,9 @@ def test_home_answers_for_the_remembered_card(client, site):
     links = [a.attrs["href"] for a in card.select("a")]
     assert links and all(href.endswith("/runs-on/rtx-5090/") for href in links)
     assert page.one("section", data_machine="mac-64")
+    client.cookies["gpufit_rig"] = "h100-sxm,1,64,15"  # a datacenter card is sized for vLLM, as its own page does
+    h100 = parse(client.get("/en/").content).one("section", data_machine="h100-sxm")
+    assert "with vLLM at 8K tokens" in h100.text
     client.cookies["gpufit_rig"] = "no-such-gpu,1,64,15"  # an unknown machine: the default questions
     page = parse(client.get("/en/").content)
     assert page.one("section", data_machine="rtx-4090") and page.one("section", data_machine="mac-64")
