@@ -545,14 +545,21 @@ OFFER_PHRASES: dict[str, Promise] = {
     "(marketplace, on-demand)": _("(marketplace, on-demand)"),
     "(marketplace, interruptible/bid)": _("(marketplace, interruptible/bid)"),
     "(marketplace, per GPU)": _("(marketplace, per GPU)"),
+    # the price snapshot's own words around a provider's SKU (pricing/data/snapshot): RunPod's interruptible pods,
+    # and the note on Google Cloud's A100 SKUs
+    "spot (interruptible) pod": _("spot (interruptible) pod"),
+    "(A100 without '80GB' = 40GB)": _("(A100 without '80GB' = 40GB)"),
 }
+# Phrases replaced wherever they stand in an offer's name (the rest replace a whole name or region only).
+_OFFER_PARTS = frozenset(phrase for phrase in OFFER_PHRASES if phrase.startswith("(") or " pod" in phrase)
 
 
 def offer_text(text: str) -> str:
-    """An offer's name or region with the adapters' own words in the reader's language."""
+    """An offer's name or region with the adapters' own words in the reader's language (the providers' product names,
+    "Secure Cloud", "Community Cloud", stay as they are)."""
     if text in OFFER_PHRASES:
         return str(OFFER_PHRASES[text])
-    for phrase, translated in OFFER_PHRASES.items():
-        if phrase.startswith("(") and phrase in text:
-            text = text.replace(phrase, str(translated))
+    for phrase in _OFFER_PARTS:
+        if phrase in text:
+            text = text.replace(phrase, str(OFFER_PHRASES[phrase]))
     return text

@@ -532,6 +532,8 @@ def test_offer_names_and_regions_speak_german_on_german_pages(client, seed_site)
         assert offer_text("B200 (marketplace, on-demand)") == "B200 (Marktplatz, auf Abruf)"
         assert offer_text("global marketplace") == "weltweiter Marktplatz"
         assert all(str(text) != phrase for phrase, text in OFFER_PHRASES.items())
+        assert offer_text("RTX 3090 (NVIDIA GeForce RTX 3090) - spot (interruptible) pod").endswith("(unterbrechbar)")
+        assert "ohne" in offer_text("GPU SKU (A100 without '80GB' = 40GB): \"Nvidia Tesla A100 GPU\"")
     assert offer_text("8x H100 Secure Cloud pod") == "8x H100 Secure Cloud pod"
     gpus = _get(client, GLM_DE_FP16)[1].one(id="gpus").text
     assert "marketplace" not in gpus and "global (" not in gpus
