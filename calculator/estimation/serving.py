@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from models_catalog.architecture import ModelSpec
 
-from .speed import SpeedHardware, max_concurrency, speed
+from .speed import SpeedHardware, decode_rates, max_concurrency
 from .workload import Workload
 
 # The batch sizes tried, doubling: a server's scheduler runs whatever arrives, so the curve is sampled, not solved.
@@ -47,21 +47,22 @@ def sustained_throughput(
     request at or above ``min_tokens_per_s`` when a step runs at ``gpu_count``-way tensor parallelism (pipeline
     stages hold memory but a request passes them one after another); None when the hardware lacks the figures a
     speed needs."""
-    one = speed(spec, replace(workload, concurrency=1), hardware, gpu_count)
-    if one.decode_tokens_per_s_low is None or one.per_request_tokens_per_s_low is None:
+    rates = decode_rates(spec, workload, hardware, gpu_count, CONCURRENCY_STEPS)
+    if rates is None:
         return None
-    best = Sustained(1, one.decode_tokens_per_s_low, one.per_request_tokens_per_s_low, "batch", True)
-    if one.per_request_tokens_per_s_low < min_tokens_per_s:
+    each_one, total_one = rates[1]
+    best = Sustained(1, total_one, each_one, "batch", True)
+    if each_one < min_tokens_per_s:
         return replace(best, limit="latency", meets_floor=False)
     room = max_concurrency(spec, workload, hardware, max(gpu_count, memory_gpus or gpu_count))
     candidates = [c for c in CONCURRENCY_STEPS[1:] if room is None or c <= room]
     if room is not None and 1 < room < CONCURRENCY_STEPS[-1] and room not in candidates:
         candidates.append(room)
+        rates |= decode_rates(spec, workload, hardware, gpu_count, (room,)) or {}
     limit = "memory" if room is not None and room < CONCURRENCY_STEPS[-1] else "batch"
     for batch in candidates:
-        found = speed(spec, replace(workload, concurrency=batch), hardware, gpu_count)
-        total, each = found.decode_tokens_per_s_low, found.per_request_tokens_per_s_low
-        if total is None or each is None or each < min_tokens_per_s:
+        each, total = rates[batch]
+        if each < min_tokens_per_s:
             limit = "latency"
             break
         if total > best.tokens_per_s:

@@ -284,6 +284,28 @@ def max_concurrency(spec: ModelSpec, workload: Workload, hardware: object, gpu_c
     return max(0, int(room // per_request))
 
 
+def decode_rates(
+    spec: ModelSpec, workload: Workload, hardware: SpeedHardware, gpu_count: int, batches: tuple[int, ...]
+) -> dict[int, tuple[float, float]] | None:
+    """{batch: (per-request tokens/s, all requests' tokens/s)}, low ends, for each batch size: the decode part of
+    ``speed`` alone (same step time, no prefill or capacity), for searches along the batch curve; None without a
+    bandwidth figure."""
+    bandwidth = (hardware.memory_bandwidth_gbps or 0) * 1e9
+    if bandwidth <= 0:
+        return None
+    count = max(1, gpu_count)
+    context = max(1, int(workload.context))
+    profile = engine_speed(workload.engine.lower(), _platform(hardware))
+    b = _bytes(spec, workload)
+    flops = _peak_flops(hardware, workload.precision.lower())
+    rates: dict[int, tuple[float, float]] = {}
+    for batch in batches:
+        step, _ = _decode_step_s(spec, b, max(1, batch), context, bandwidth, flops, count, profile, hardware, False)
+        per_request = 1.0 / step
+        rates[batch] = (per_request * (1 - BAND), per_request * max(1, batch) * (1 - BAND))
+    return rates
+
+
 def speed(
     spec: ModelSpec,
     workload: Workload,
