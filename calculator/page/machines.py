@@ -5,7 +5,7 @@ the GPU pages all ask this one function, so a card or a Mac gets one verdict eve
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from calculator.estimation import GIB, Mode, Workload, apple_fit, budget_bytes, estimate, gpus_needed
@@ -106,16 +106,14 @@ class Option:
 
 def option_workload(option: str, builds: dict[str, Build], engine: str, **changes: Any) -> Workload:
     build = builds.get(option)
-    return replace(
-        Workload(
-            mode=Mode.INFERENCE,
-            precision=build.precision if build else option,
-            context=DEFAULT_CONTEXT,
-            engine=engine,
-            weights_file_bytes=build.file_size_bytes if build else None,
-        ),
-        **changes,
-    )
+    fields: dict[str, Any] = {
+        "mode": Mode.INFERENCE,
+        "precision": build.precision if build else option,
+        "context": DEFAULT_CONTEXT,
+        "engine": engine,
+        "weights_file_bytes": build.file_size_bytes if build else None,
+    }
+    return Workload(**(fields | changes))  # one construction: a page asks for some 150 of these
 
 
 # Generic precisions an engine has no format for: llama.cpp (GGUF) has no FP8 weights; an FP8 release still counts
