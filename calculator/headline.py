@@ -10,15 +10,13 @@ from dataclasses import dataclass
 
 from calculator.estimation import RankedOffer, Workload, estimate, rank
 from calculator.estimation.builds import released_precision
+from calculator.page.sources import model_spec, page_offers
 from models_catalog.list_figures import ListFigures
 from models_catalog.models import Model
-from models_catalog.specs import SpecUnavailable, spec_from_model
+from models_catalog.specs import SpecUnavailable
 from pricing.gpus import load_gpus
-from pricing.selectors import current_offers
 from web.generations import CATALOG_GENERATION, PRICES_GENERATION
-from web.kept import Kept
-
-CACHE_SECONDS = 60 * 60
+from web.kept import PROCESS, Kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,8 +27,9 @@ class Headline:
     cheapest: RankedOffer | None  # for need_bytes; None: nothing on sale holds it on one node
 
 
+# In this process: a catalog page reads some fifty at once, which a shared cache would answer one round trip each.
 HEADLINES: Kept[Headline | None] = Kept(
-    "model-headline", depends_on=(CATALOG_GENERATION, PRICES_GENERATION), seconds=CACHE_SECONDS
+    "model-headline", depends_on=(CATALOG_GENERATION, PRICES_GENERATION), where=PROCESS, max_entries=4096
 )
 
 
@@ -41,13 +40,15 @@ def model_headline(model: Model) -> Headline | None:
 
 def _headline(model: Model) -> Headline | None:
     try:
-        spec = spec_from_model(model)
+        spec = model_spec(model)
     except SpecUnavailable:
         return None
     released = released_precision(spec.native_dtype)
-    need = estimate(spec, Workload(precision=released)).total_bytes
+    workload = Workload(precision=released)  # the model page's default state
+    need = estimate(spec, workload).total_bytes
     int4 = estimate(spec, Workload(precision="int4")).total_bytes
-    cheapest = rank(need, current_offers(pricing_kinds=("on-demand",)), load_gpus()).cheapest
+    # the offers and the ranking rule the model page ranks with (calculator/page/gpus.py)
+    cheapest = rank(need, page_offers(), load_gpus(), engine=workload.engine).cheapest
     return Headline(released, need, int4, cheapest)
 
 

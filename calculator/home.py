@@ -13,11 +13,11 @@ from calculator.estimation import RankedOffer
 from calculator.estimation.fit import DEFAULT_MACOS
 from calculator.headline import model_headline
 from calculator.page.machines import hardware_for, verdict_on
-from calculator.page.sources import page_builds
+from calculator.page.sources import model_spec, page_builds
 from calculator.state import MAC_PREFIX
 from models_catalog.models import Model
 from models_catalog.selectors import build_rows
-from models_catalog.specs import SpecUnavailable, spec_from_model
+from models_catalog.specs import SpecUnavailable
 from pricing.gpus import load_gpus
 from web.generations import CATALOG_GENERATION, PRICES_GENERATION
 from web.kept import Kept
@@ -171,7 +171,7 @@ def _machine_answer(key: str, macos: str, remembered: bool) -> MachineAnswer | N
     found: list[RunsOnLocal] = []
     for model in models:
         try:
-            spec = spec_from_model(model)
+            spec = model_spec(model)
         except SpecUnavailable:
             continue
         builds = page_builds(rows.get(model.pk, ()), spec.params_total)
