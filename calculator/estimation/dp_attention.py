@@ -41,6 +41,13 @@ def offers_dp_attention(spec: ModelSpec, engine: str) -> bool:
     return any(group.kind is AttentionKind.MLA and group.count for group in spec.layer_groups)
 
 
+def attention_ranks(spec: ModelSpec, engine: str, requested: int) -> int:
+    """The data-parallel attention ranks a workload asking for ``requested`` runs with on ``engine`` (1: none, where
+    the engine does not offer it for this model)."""
+    ranks = max(1, int(requested))
+    return ranks if ranks > 1 and offers_dp_attention(spec, engine) else 1
+
+
 def replicated_weight_bytes(facts: SpecFacts, precision: Precision, engine: str) -> int:
     """Bytes of the weights every data-parallel rank holds whole under ``engine`` (the rest splits evenly): SGLang
     the attention and the input embedding, vLLM everything but the routed experts. Multi-token-prediction layers,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from models_catalog.architecture import ModelSpec
 
-from .dp_attention import offers_dp_attention, replicated_weight_bytes
+from .dp_attention import attention_ranks, replicated_weight_bytes
 from .engines import ENGINES, EngineProfile, KvDtype, get_engine, get_kv_dtype
 from .facts import SpecFacts, spec_facts
 from .kv import KvSize, kv_size
@@ -125,7 +125,7 @@ def _inference_terms(
                 on_gpu=False,
             )
         )
-    ranks = max(1, workload.attention_data_parallel) if offers_dp_attention(spec, engine.key) else 1
+    ranks = attention_ranks(spec, engine.key, workload.attention_data_parallel)
     replicated = 0
     if ranks > 1:
         # every rank holds the attention whole and caches only its own requests (dp_attention.py, §4.11): the

@@ -15,7 +15,7 @@ from typing import Protocol, cast
 
 from models_catalog.architecture import AttentionKind, ModelSpec
 
-from .dp_attention import offers_dp_attention, replicated_weight_bytes
+from .dp_attention import attention_ranks, replicated_weight_bytes
 from .facts import spec_facts
 from .fit import GpuLike, budget_bytes
 from .memory import estimate
@@ -132,9 +132,7 @@ def _bytes(spec: ModelSpec, workload: Workload) -> _Bytes:
 
 
 def _attention_ranks(spec: ModelSpec, workload: Workload) -> int:
-    """Data-parallel attention ranks ``workload`` runs with on its engine (1: none)."""
-    ranks = max(1, int(workload.attention_data_parallel))
-    return ranks if ranks > 1 and offers_dp_attention(spec, workload.engine) else 1
+    return attention_ranks(spec, workload.engine, workload.attention_data_parallel)
 
 
 def _expert_share(spec: ModelSpec, tokens: int) -> float:
