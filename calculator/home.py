@@ -9,9 +9,8 @@ from datetime import date
 
 from django.db.models import F
 
-from calculator.estimation import RankedOffer
 from calculator.estimation.fit import DEFAULT_MACOS
-from calculator.headline import model_headline
+from calculator.headline import Headline, model_headline
 from calculator.page.machines import hardware_for, verdict_on
 from calculator.page.sources import model_spec, page_builds
 from calculator.state import MAC_PREFIX
@@ -35,10 +34,7 @@ CACHE_SECONDS = 60 * 60
 class PopularModel:
     url: str
     name: str
-    precision: str  # the precision the model's repository ships (``released_precision``)
-    released_bytes: int  # inference at that precision, 8K tokens, one request
-    int4_bytes: int
-    cheapest: RankedOffer | None  # for released_bytes
+    headline: Headline  # as released and at INT4, with the cheapest configuration (calculator/headline.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,16 +134,7 @@ def _compute() -> HomeAnswers:
         headline = model_headline(model)
         if headline is None:
             continue
-        popular.append(
-            PopularModel(
-                model.url,
-                model.display_name,
-                headline.precision,
-                headline.need_bytes,
-                headline.int4_bytes,
-                headline.cheapest,
-            )
-        )
+        popular.append(PopularModel(model.url, model.display_name, headline))
         if model.downloads_as_of:
             read_on.append(model.downloads_as_of)
     newest = sorted(models, key=lambda m: m.release_date or date.min, reverse=True)[:NEWEST]
