@@ -74,6 +74,7 @@ FIELD_LABELS = {
     "concurrency": _("Concurrent requests"),
     "context": _("Context length"),
     "kv": _("KV-cache precision"),
+    "release": _("vLLM version"),
     "batch": _("Batch size"),
     "seq": _("Sequence length"),
     "rank": _("LoRA rank"),

@@ -18,6 +18,7 @@ from django.http import QueryDict
 from django.utils.translation import gettext as _
 
 from calculator.estimation import ENGINES, FRAMEWORKS_KEYS, KV_DTYPES, OPTIMIZERS, Mode
+from calculator.estimation.engine_releases import CURRENT_VLLM, is_vllm_release, vllm_release
 from calculator.estimation.fit import DEFAULT_MACOS, MACOS_VERSIONS
 from calculator.estimation.serving import DEFAULT_MIN_TOKENS_PER_S
 
@@ -125,6 +126,7 @@ class CalculatorState:
     concurrency: int = 1
     context: int = 8192
     kv: str = "fp16"
+    release: str = CURRENT_VLLM.key  # vLLM release line (engine_releases.py): what start-up memory it subtracts
     # fine-tuning ("more settings")
     batch: int = 1
     seq: int = 0  # tokens per training sample; 0: the context
@@ -222,6 +224,13 @@ def _flag(raw: str) -> tuple[Any, str | None]:
     return None, _("not on or off")
 
 
+def _release(raw: str) -> tuple[Any, str | None]:
+    """A vLLM release ("0.19.1", "v0.15") or line key: the line that covers it."""
+    if not is_vllm_release(raw):
+        return None, _("not a vLLM release from 0.7 on")
+    return vllm_release(raw).key, None
+
+
 def _context(max_context: int | None) -> Parser:
     limit = max_context or MAX_CONTEXT_TOKENS
 
@@ -246,6 +255,7 @@ def _parsers(choices: PageChoices) -> Mapping[str, Parser]:
         "concurrency": _int_in(1, MAX_CONCURRENCY),
         "context": _context(choices.max_context),
         "kv": _one_of(list(KV_DTYPES)),
+        "release": _release,
         "batch": _int_in(1, MAX_BATCH),
         "seq": _context(choices.max_context),
         "rank": _int_in(1, MAX_LORA_RANK),

@@ -71,8 +71,10 @@ _FORMULAS: Mapping[tuple[str, str], Promise] = {
         "10 % × (weights + KV cache = {base} bytes) + 1 GB ({engine}: activations, CUDA graphs, context)"
     ),
     ("overhead", "vllm"): _(
-        "larger of 10 % × (weights + KV cache) + 1 GB = {seed} bytes and vLLM's profiled peak 9.7 × {seqs} "
-        "sequences × {vocab} vocabulary × 4 B + non-torch and CUDA context = {floor} bytes"
+        "larger of 10 % × (weights + KV cache) + 1 GB = {seed} bytes and {release}'s start-up budget = {floor} "
+        "bytes: the profiled peak {activation} bytes (the larger of one layer's activations over 8,192 tokens and "
+        "{buffers} × {seqs} sequences × {vocab} vocabulary × 4 B), CUDA graphs {cudagraph} bytes, memory outside "
+        "PyTorch and the CUDA context"
     ),
     ("overhead", "sglang"): _(
         "SGLang reserved_mem = 512 + 1.5 × chunked_prefill + 2 × cuda_graph_max_bs + 128 MiB, at least 10 GiB on "

@@ -12,6 +12,7 @@ from markupsafe import Markup
 
 from calculator import labels
 from calculator.estimation import ENGINES, KV_DTYPES
+from calculator.estimation.engine_releases import CURRENT_VLLM, VLLM_RELEASES
 from calculator.formatting import format_day, format_gb, format_money, format_number
 from calculator.state import tokens_label
 from calculator.term_text import term_formula, term_label
@@ -114,6 +115,8 @@ def environment(**options) -> Environment:
             "macos_labels": labels.MACOS_LABELS,
             "engines": ENGINES,
             "kv_dtypes": KV_DTYPES,
+            "vllm_releases": VLLM_RELEASES,
+            "current_vllm": CURRENT_VLLM.key,
             "tokens_label": tokens_label,
         }
     )

@@ -12,6 +12,7 @@ from dataclasses import asdict
 from typing import Any
 
 from calculator.estimation import RankedOffer
+from calculator.estimation.engine_releases import vllm_release
 from calculator.estimation.sourcing import WeightsSource
 from calculator.page import ModelPage, OfferRow, Rig
 from calculator.state import CalculatorState
@@ -86,7 +87,11 @@ def estimate_json(page: ModelPage, state: CalculatorState, model_id: str | None)
     return {
         "model": model_id,
         "parameters": asdict(state),
-        "setting": {**asdict(setting), "mode": setting.mode.value},
+        "setting": {
+            **asdict(setting),
+            "mode": setting.mode.value,
+            "vllm_version": vllm_release(state.release).label if setting.engine == "vllm" else None,
+        },
         "breakdown": {
             "total_bytes": breakdown.total_bytes,
             "host_bytes": breakdown.host_bytes,

@@ -14,6 +14,7 @@ from ninja import Field, Schema
 from pydantic import WithJsonSchema
 
 from calculator.estimation import ENGINES, FRAMEWORKS_KEYS, KV_DTYPES, OPTIMIZERS, Mode
+from calculator.estimation.engine_releases import VLLM_RELEASES
 from calculator.estimation.fit import MACOS_VERSIONS
 from calculator.estimation.serving import DEFAULT_MIN_TOKENS_PER_S
 from calculator.state import (
@@ -62,6 +63,12 @@ class CalculatorQuery(Schema):
     )
     kv: _documented({"type": "string", "enum": list(KV_DTYPES)}) = Field(  # type: ignore[valid-type]
         None, description="KV-cache precision (default fp16)"
+    )
+    release: _documented({"type": "string"}) = Field(  # type: ignore[valid-type]
+        None,
+        description="vLLM release the start-up memory is for: a release (0.19.1) or line ("
+        + ", ".join(VLLM_RELEASES)
+        + "); default the current line. Ignored by other engines.",
     )
     batch: _documented({"type": "integer", "minimum": 1, "maximum": MAX_BATCH}) = Field(  # type: ignore[valid-type]
         None, description="fine-tuning: samples per step (default 1)"
@@ -136,6 +143,7 @@ class SettingOut(Schema):
     context: int
     concurrency: int
     kv: str
+    vllm_version: str | None = Field(None, description="the vLLM release line the figures are for (engine vllm)")
     mode_changed: str = Field(..., description="why the requested mode/precision was replaced; empty when it applies")
 
 

@@ -12,21 +12,24 @@ from dataclasses import dataclass, replace
 
 from models_catalog.architecture import AttentionKind, LayerGroup, ModelSpec
 
+from .engine_releases import (
+    CUDA_CONTEXT_BYTES,
+    CUDAGRAPH_ESTIMATE_BYTES,
+    spec_moe_workspace_bytes,
+    vllm_activation_peak,
+    vllm_batch_defaults,
+    vllm_release,
+)
 from .engines import ENGINES, EngineProfile, KvDtype, get_engine, get_kv_dtype
 from .kv import VLLM_MAX_NUM_BATCHED_TOKENS, vllm_hybrid_pages
 from .memory import estimate
-from .overhead import VLLM_NON_TORCH_BYTES, VLLM_SAMPLER_BUFFERS, _sglang_reserved_mib
+from .overhead import _sglang_reserved_mib
 from .workload import GIB, MIB, Workload
 
 VLLM_BLOCK_TOKENS = 16  # CacheConfig default block size (§3.7)
-# `gpu_memory_utilization` default: 0.92 in the current vllm/config/cache.py, 0.9 before (§4.1)
-VLLM_DEFAULT_UTILIZATION = 0.92
-# non-torch memory measured by llm-d on H100 (§4.1 [S8]): 0.13 GiB on one GPU, 0.55 GiB per GPU at TP2 (NCCL and
-# custom all-reduce buffers)
-VLLM_NON_TORCH_TP_BYTES = round(0.55 * GIB)
-# vLLM's default max_num_seqs for the OpenAI server: 1024 on GPUs of at least 70 GiB, else 256 (§4.1
-# get_batch_defaults; A100s take 256 too)
-VLLM_LARGE_GPU_BYTES = 70 * GIB
+# memory outside PyTorch's allocator SGLang does not count in its pool: vLLM's measured figures before 0.18 (§4.1)
+SGLANG_NON_TORCH_ONE_GPU = round(0.13 * GIB)
+SGLANG_NON_TORCH_PARALLEL = round(0.55 * GIB)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +45,9 @@ class EngineSettings:
     precision: str = "fp16"
     kv_dtype: str = "fp16"
     weights_file_bytes: int | None = None  # a real build's weight files, all GPUs together
+    release: str = ""  # vLLM release or line ("0.19.1", "0.20"); empty: the current line (§4.12)
+    gpu_name: str = ""  # the GPU's name as CUDA reports it: A100s take vLLM's small batch defaults
+    enforce_eager: bool = False  # no CUDA graphs, so no CUDA-graph estimate
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,10 +67,10 @@ class EngineCapacity:
     block_tokens: int
     num_blocks: int
     page_bytes_per_token: float  # one GPU's share of every layer, per token
-
-
-def vllm_default_max_num_seqs(gpu_total_bytes: int) -> int:
-    return 1024 if gpu_total_bytes >= VLLM_LARGE_GPU_BYTES else 256
+    release: str = ""  # the vLLM release line the figures are for ("vLLM 0.34")
+    cudagraph_bytes: int = 0  # the CUDA-graph estimate subtracted before sizing (vLLM 0.20 and later)
+    max_num_batched_tokens: int = 0
+    max_num_seqs: int = 0
 
 
 _DEFAULT_SETTINGS = EngineSettings()
@@ -138,16 +144,22 @@ def _vllm(
     tp: int,
     weights: int,
 ) -> EngineCapacity:
-    utilization = settings.gpu_memory_utilization or VLLM_DEFAULT_UTILIZATION
+    release = vllm_release(settings.release)
+    utilization = settings.gpu_memory_utilization or release.utilization
     usable = int(gpu_total * utilization)
-    seqs = settings.max_num_seqs or vllm_default_max_num_seqs(gpu_total)
-    batched = settings.max_num_batched_tokens or VLLM_MAX_NUM_BATCHED_TOKENS
-    # the profiling run's peak: ≈ 9.7 fp32 logits buffers of min(batched tokens, seqs) × vocabulary (§4.1)
-    activation = round(VLLM_SAMPLER_BUFFERS * min(batched, seqs) * max(0, spec.vocab_size) * 4)
-    non_torch = VLLM_NON_TORCH_BYTES if tp == 1 else VLLM_NON_TORCH_TP_BYTES
-    # CUDA graphs are captured after the KV cache is sized and are not subtracted by default (§4.1 step 5)
-    available = max(0, usable - weights - activation - non_torch)
-    blocks, tokens, concurrency, block, per_token = _vllm_blocks(spec, engine, kv_dtype, available, settings, tp)
+    default_batched, default_seqs = vllm_batch_defaults(release, gpu_total, settings.gpu_name)
+    batched = settings.max_num_batched_tokens or default_batched
+    seqs = min(settings.max_num_seqs or default_seqs, batched)
+    activation = vllm_activation_peak(
+        release, spec.hidden_size, spec.intermediate_size, spec.vocab_size, batched, seqs, tp
+    ) + spec_moe_workspace_bytes(release, spec, batched, tp)
+    non_torch = release.non_torch_one_gpu if tp == 1 else release.non_torch_parallel
+    if release.counts_cuda_context:  # 0.8: the absolute peak, the CUDA context with it
+        non_torch += CUDA_CONTEXT_BYTES
+    cudagraph = CUDAGRAPH_ESTIMATE_BYTES if release.subtracts_cudagraph_estimate and not settings.enforce_eager else 0
+    available = max(0, usable - weights - activation - non_torch - cudagraph)
+    sized = replace(settings, max_num_batched_tokens=batched)
+    blocks, tokens, concurrency, block, per_token = _vllm_blocks(spec, engine, kv_dtype, available, sized, tp)
     return EngineCapacity(
         engine=engine.key,
         kv_cache_tokens=tokens,
@@ -162,6 +174,10 @@ def _vllm(
         block_tokens=block,
         num_blocks=blocks,
         page_bytes_per_token=per_token,
+        release=release.label,
+        cudagraph_bytes=cudagraph,
+        max_num_batched_tokens=batched,
+        max_num_seqs=seqs,
     )
 
 
@@ -183,15 +199,17 @@ def _vllm_blocks(
     block = hybrid.attention_block_tokens if hybrid else VLLM_BLOCK_TOKENS
     max_len = max(1, settings.max_model_len)
     batched = settings.max_num_batched_tokens or VLLM_MAX_NUM_BATCHED_TOKENS
-    # (layers, bytes per token per layer, blocks one request needs) per attention type
-    kinds: list[tuple[int, float, int]] = []
+    # (layers, bytes per token per layer, blocks one request needs) per attention type: layers of one type and
+    # window share a KV-cache spec; a sliding-window spec differs from a full one even when a request needs as many
+    # blocks in both (gemma-3-27b at 8K: 52 sliding layers in six groups of 10 beside one full group)
+    by_spec: dict[tuple[object, ...], tuple[int, float, int]] = {}
     full_blocks = -(-max_len // block)
     for group in groups:
         if not group.count:
             continue
         if group.kind is AttentionKind.LINEAR:
             if hybrid:
-                kinds.append((group.count, hybrid.state_page_bytes / block, 1))
+                _add_layers(by_spec, ("linear",), group.count, hybrid.state_page_bytes / block, 1)
             continue
         token_bytes = _token_bytes_per_gpu((replace(group, count=1),), kv_dtype, tp)
         if group.kind is AttentionKind.MLA and group.indexer_dim:
@@ -199,11 +217,13 @@ def _vllm_blocks(
         needed = full_blocks
         if group.kind is AttentionKind.SLIDING and group.window:
             needed = min(full_blocks, -(-min(group.window - 1 + batched, max_len) // block) + 1)
-        kinds.append((group.count, token_bytes, needed))
+        key = (group.kind, group.window if group.kind is AttentionKind.SLIDING else 0, round(token_bytes))
+        _add_layers(by_spec, key, group.count, token_bytes, needed)
+    kinds = list(by_spec.values())
     if not kinds:
         return 0, 0, 0.0, block, 0.0
     per_token = sum(count * token_bytes for count, token_bytes, _ in kinds)
-    if len(kinds) == 1 or (len({round(t) for _, t, _ in kinds}) == 1 and len({n for _, _, n in kinds}) == 1):
+    if len(kinds) == 1:
         # one attention type: every layer shares a block table (uniform page size)
         page_all = block * per_token
         blocks = int(available // page_all) if page_all else 0
@@ -219,6 +239,17 @@ def _vllm_blocks(
     return blocks, tokens, blocks / max(1, per_request), block, per_token
 
 
+def _add_layers(
+    by_spec: dict[tuple[object, ...], tuple[int, float, int]],
+    key: tuple[object, ...],
+    count: int,
+    token_bytes: float,
+    needed: int,
+) -> None:
+    layers = by_spec.get(key, (0, token_bytes, needed))[0]
+    by_spec[key] = (layers + count, token_bytes, needed)
+
+
 def _sglang(
     spec: ModelSpec,
     engine: EngineProfile,
@@ -232,7 +263,7 @@ def _sglang(
     reserved = round(_sglang_reserved_mib(gpu_total / MIB) * MIB)
     fraction = settings.gpu_memory_utilization or round((gpu_total - reserved) / gpu_total, 3)
     usable = int(gpu_total * fraction)
-    non_torch = VLLM_NON_TORCH_BYTES if tp == 1 else VLLM_NON_TORCH_TP_BYTES
+    non_torch = SGLANG_NON_TORCH_ONE_GPU if tp == 1 else SGLANG_NON_TORCH_PARALLEL
     available = max(0, usable - weights - non_torch)
     per_token = _token_bytes_per_gpu(spec.layer_groups, kv_dtype, tp)
     tokens = int(available // per_token) if per_token else 0

@@ -153,7 +153,16 @@ def _inference_terms(
     terms.extend(_cache_terms(kv, facts, engine, kv_dtype, concurrency))
     cache_bytes = kv.kv_bytes + kv.state_bytes
     terms.extend(
-        engine_overhead_terms(facts, engine, gpu_weights + replicated, cache_bytes, context, concurrency, estimated)
+        engine_overhead_terms(
+            facts,
+            engine,
+            gpu_weights + replicated,
+            cache_bytes,
+            context,
+            concurrency,
+            estimated,
+            workload.engine_release,
+        )
     )
     return terms
 

@@ -8,6 +8,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from .engine_releases import (
+    CUDAGRAPH_ESTIMATE_BYTES,
+    VllmRelease,
+    spec_moe_workspace_bytes,
+    vllm_activation_peak,
+    vllm_release,
+)
 from .engines import EngineProfile
 from .facts import SpecFacts
 from .kv import LLAMA_CPP_N_UBATCH
@@ -16,11 +23,11 @@ from .workload import GB, GIB, MIB, Term
 # The seed page's runtime overhead: 10 % of weights + KV cache, plus 1 GB (seed 000, "So rechnen wir").
 OVERHEAD_FRACTION = 0.10
 OVERHEAD_FIXED_BYTES = 1 * GB
-# vLLM's profiled peak on H100 (llm-d measurements, §4.1): ≈ 9.7 fp32 logits buffers of max_num_seqs (1024 on
-# GPUs ≥ 70 GiB) × vocabulary, plus 0.13 GiB non-torch memory and 0.61 GiB in use before vLLM starts.
-VLLM_SAMPLER_BUFFERS = 9.7
+# vLLM's start-up budget at `vllm serve`'s defaults on a ≥ 70 GiB GPU (8192 batched tokens, 1024 sequences): the
+# profile run's peak, non-torch memory and, from 0.20, the CUDA-graph estimate, each by release line
+# (engine_releases.py, §4.12), plus 0.61 GiB in use before vLLM starts (llm-d's H100 logs, §4.1).
+VLLM_BATCHED_TOKENS = 8192
 VLLM_MAX_NUM_SEQS = 1024
-VLLM_NON_TORCH_BYTES = round(0.13 * GIB)
 VLLM_PRESTART_BYTES = round(0.61 * GIB)
 LLAMA_CPP_FIT_MARGIN_BYTES = 1 * GIB  # common.h fit_params_target, per device (§4.3)
 OLLAMA_BATCH = 512
@@ -37,6 +44,7 @@ class _Load:
     cache_bytes: int
     context: int
     concurrency: int
+    release: VllmRelease
 
     @property
     def vocab(self) -> int:
@@ -55,11 +63,13 @@ def engine_overhead_terms(
     context: int,
     concurrency: int,
     estimated: list[str],
+    release: str = "",
 ) -> list[Term]:
+    """The engine's runtime overhead terms; ``release`` names the vLLM release line (empty: the current one)."""
     if engine.overhead_estimated:
         estimated.append("overhead")
     rule = _OVERHEAD_RULES.get(engine.overhead_rule, _seed_overhead)
-    return rule(_Load(facts, engine, weights, cache_bytes, context, concurrency))
+    return rule(_Load(facts, engine, weights, cache_bytes, context, concurrency, vllm_release(release)))
 
 
 def _seed_overhead(load: _Load) -> list[Term]:
@@ -77,9 +87,22 @@ def _seed_overhead(load: _Load) -> list[Term]:
 
 def _vllm_overhead(load: _Load) -> list[Term]:
     seed = round(OVERHEAD_FRACTION * (load.weights + load.cache_bytes)) + OVERHEAD_FIXED_BYTES
-    sampler = round(VLLM_SAMPLER_BUFFERS * VLLM_MAX_NUM_SEQS * load.vocab * 4)
-    floor = sampler + VLLM_NON_TORCH_BYTES + VLLM_PRESTART_BYTES
-    inputs = {"seed": seed, "floor": floor, "seqs": VLLM_MAX_NUM_SEQS, "vocab": load.vocab}
+    release = load.release
+    activation = vllm_activation_peak(
+        release, load.hidden, load.facts.spec.intermediate_size, load.vocab, VLLM_BATCHED_TOKENS, VLLM_MAX_NUM_SEQS
+    ) + spec_moe_workspace_bytes(release, load.facts.spec, VLLM_BATCHED_TOKENS)
+    cudagraph = CUDAGRAPH_ESTIMATE_BYTES if release.subtracts_cudagraph_estimate else 0
+    floor = activation + release.non_torch_one_gpu + cudagraph + VLLM_PRESTART_BYTES
+    inputs: dict[str, int | float | str] = {
+        "seed": seed,
+        "floor": floor,
+        "seqs": VLLM_MAX_NUM_SEQS,
+        "vocab": load.vocab,
+        "activation": activation,
+        "buffers": release.sampler_buffers,
+        "cudagraph": cudagraph,
+        "release": release.label,
+    }
     return [Term("overhead", max(seed, floor), inputs, variant="vllm")]
 
 

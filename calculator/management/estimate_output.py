@@ -13,6 +13,7 @@ from django.core.management.base import OutputWrapper
 from django.utils import translation
 
 from calculator.estimation import GIB, Breakdown, Term, get_precision
+from calculator.estimation.engine_releases import vllm_release
 from calculator.estimation.offload_fit import OffloadVerdict
 from calculator.estimation.placement import TENSOR_PARALLEL_ENGINES
 from calculator.management.estimate_report import EstimateReport
@@ -74,6 +75,7 @@ def as_json(request: Request, breakdown: Breakdown, rows: list[dict[str, Any]]) 
             "concurrency": workload.concurrency,
             "engine": workload.engine,
             "kv_dtype": workload.kv_dtype,
+            "vllm_version": vllm_release(workload.engine_release).label if workload.engine == "vllm" else None,
         },
         "precision_used": precision_used(breakdown),
         "mode_change": mode_change_json(request),
@@ -226,7 +228,7 @@ def machine_verdict(row: dict[str, Any]) -> str:
 def write_extra(out: OutputWrapper, row: dict[str, Any]) -> None:
     capacity = row.get("engine_capacity")
     if capacity:
-        engine = "SGLang" if capacity["engine"] == "sglang" else "vLLM"
+        engine = "SGLang" if capacity["engine"] == "sglang" else capacity.get("release") or "vLLM"
         out.write(
             f"        {engine} at start-up (TP {capacity['tensor_parallel']}): KV cache "
             f"{capacity['kv_cache_tokens']:,} tokens, maximum concurrency {capacity['max_concurrency']:,.2f}x "

@@ -158,6 +158,8 @@ def capacity_json(request: Request, gpu: GpuSpec, row: dict[str, Any], options: 
         max_num_seqs=options["max_num_seqs"],
         precision=workload.precision,
         kv_dtype=workload.kv_dtype,
+        release=workload.engine_release,
+        gpu_name=gpu.name,
     )
     found = engine_capacity(request.spec, gpu.capacity_bytes, settings)
     return {
@@ -165,6 +167,11 @@ def capacity_json(request: Request, gpu: GpuSpec, row: dict[str, Any], options: 
         "engine": found.engine,
         "tensor_parallel": tp,
         "max_model_len": settings.max_model_len,
+        "release": found.release,
+        "activation_bytes": found.activation_bytes,
+        "non_torch_bytes": found.non_torch_bytes,
+        "cudagraph_bytes": found.cudagraph_bytes,
+        "kv_cache_bytes": found.kv_cache_bytes,
         "kv_cache_tokens": found.kv_cache_tokens,
         "max_concurrency": found.max_concurrency,
         "fits": found.fits,

@@ -35,6 +35,7 @@ from calculator.estimation import (
 )
 from calculator.estimation.applicability import choose_mode
 from calculator.estimation.builds import released_precision
+from calculator.estimation.engine_releases import CURRENT_VLLM, is_vllm_release, vllm_release
 from calculator.labels import MODE_CHANGES
 from calculator.state import parse_tokens
 from models_catalog.architecture import ModelSpec
@@ -282,6 +283,11 @@ def add_workload_arguments(parser: CommandParser) -> None:
     parser.add_argument("--engine", default="vllm", help=" | ".join(ENGINES))
     parser.add_argument("--kv-dtype", default="fp16", help=" | ".join(KV_DTYPES))
     parser.add_argument(
+        "--vllm-version",
+        default=CURRENT_VLLM.key,
+        help="the vLLM release the start-up memory is for: 0.7 … " + CURRENT_VLLM.key + " (default: the current one)",
+    )
+    parser.add_argument(
         "--framework",
         default="transformers",
         help="fine-tuning framework: " + " | ".join(FRAMEWORKS_KEYS) + " (default transformers: Hugging Face + PEFT)",
@@ -320,6 +326,9 @@ def read_request(options: dict[str, Any], **workload_fields: Any) -> Request:
     kv_dtype = get_kv_dtype(options["kv_dtype"])
     if kv_dtype is None:
         raise usage_error("--kv-dtype", f"expected one of {', '.join(KV_DTYPES)}, got {options['kv_dtype']!r}")
+    version = str(options.get("vllm_version") or CURRENT_VLLM.key)
+    if not is_vllm_release(version):
+        raise usage_error("--vllm-version", f"expected a vLLM release from 0.7 on, got {version!r}")
     framework = str(options.get("framework") or "transformers").strip().lower()
     if framework not in FRAMEWORKS_KEYS:
         raise usage_error("--framework", f"expected one of {', '.join(FRAMEWORKS_KEYS)}, got {framework!r}")
@@ -341,6 +350,7 @@ def read_request(options: dict[str, Any], **workload_fields: Any) -> Request:
         concurrency=concurrency,
         engine=engine.key,
         kv_dtype=kv_dtype.key,
+        engine_release=vllm_release(version).key,
         framework=Framework(framework),
         **workload_fields,
     )
@@ -350,7 +360,7 @@ def read_request(options: dict[str, Any], **workload_fields: Any) -> Request:
         overridden=overridden,
         workload=workload,
         precision_label=used.label,
-        engine_name=engine.name,
+        engine_name=vllm_release(version).label if engine.key == "vllm" else engine.name,
         requested_mode=str(mode),
         requested_precision=precision.key if asked_precision is not None else used.key,
         applies=applies,

@@ -198,7 +198,7 @@ class Section:
 # What an estimate of the page's workload reads: the precision, mode, context, requests, engine, KV cache and the
 # fine-tuning knobs (tests/calculator/test_section_reads.py checks every declaration against the rendered bytes).
 WORKLOAD_INPUTS = frozenset(
-    {"precision", "mode", "context", "concurrency", "engine", "kv", "batch", "seq", "rank", "optimizer",
+    {"precision", "mode", "context", "concurrency", "engine", "kv", "release", "batch", "seq", "rank", "optimizer",
      "checkpointing", "framework"}
 )  # fmt: skip
 

@@ -51,6 +51,7 @@ class PageEstimates:
                 concurrency=state.concurrency,
                 engine=state.engine,
                 kv_dtype=state.kv,
+                engine_release=state.release,
                 batch_size=state.batch,
                 sequence_length=state.seq or None,
                 lora_rank=state.rank,

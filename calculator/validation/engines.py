@@ -19,6 +19,10 @@ def _settings(case: Case) -> EngineSettings:
         gpu_memory_utilization=float(utilization) if utilization is not None else None,
         max_model_len=int(s.get("max_model_len", 8192)),
         max_num_seqs=int(s["max_num_seqs"]) if "max_num_seqs" in s else None,
+        max_num_batched_tokens=int(s["max_num_batched_tokens"]) if "max_num_batched_tokens" in s else None,
+        release=str(s.get("release", "")),
+        gpu_name=str(s.get("gpu_name", s.get("gpu", ""))),
+        enforce_eager=bool(s.get("enforce_eager", False)),
         precision=str(s.get("precision", "bf16")),
         kv_dtype=str(s.get("kv_dtype", "bf16")),
     )
@@ -45,6 +49,13 @@ def engine_kv_cache_gib(case: Case) -> float:
 @predictor("engine_kv_tokens")
 def engine_kv_tokens(case: Case) -> float:
     return _tokens_and_concurrency(case)[0]
+
+
+@predictor("engine_activation_gib")
+def engine_activation_gib(case: Case) -> float:
+    """The profile run's PyTorch peak increase ("torch peak memory increase")."""
+    capacity = engine_capacity(case_spec(case), round(float(case.settings["gpu_total_gib"]) * GIB), _settings(case))
+    return capacity.activation_bytes / GIB
 
 
 @predictor("engine_max_concurrency")

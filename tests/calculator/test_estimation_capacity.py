@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from calculator.estimation import GIB
@@ -11,6 +13,7 @@ from calculator.estimation.capacity import (
     engine_capacity,
     kv_tokens_from_memory,
 )
+from calculator.estimation.engine_releases import VLLM_RELEASES, vllm_batch_defaults, vllm_release
 from pricing.gpus import gpu_by_slug
 from tests.calculator.estimation_specs import hub_spec
 
@@ -18,8 +21,11 @@ H100_TOTAL = round(79.18 * GIB)  # what CUDA reports for an H100 80GB (§4.1 [S8
 
 
 def test_llama_31_8b_on_h100_leaves_51_gib_for_the_kv_cache_as_vllm_logs():
-    # §4.1: 71.26 GiB usable − 14.99 weights − 4.76 activation − 0.13 non-torch = 51.38 GiB measured
-    settings = EngineSettings(gpu_memory_utilization=0.9, max_model_len=16000, precision="bf16", kv_dtype="bf16")
+    # §4.1: 71.26 GiB usable − 14.99 weights − 4.76 activation − 0.13 non-torch = 51.38 GiB measured (a 2025
+    # release of the 0.9–0.16 lines: the sampler's sort path, §4.12)
+    settings = EngineSettings(
+        gpu_memory_utilization=0.9, max_model_len=16000, precision="bf16", kv_dtype="bf16", release="0.10"
+    )
     capacity = engine_capacity(hub_spec("meta-llama/Llama-3.1-8B-Instruct"), H100_TOTAL, settings)
     assert capacity.kv_cache_bytes / GIB == pytest.approx(51.38, rel=0.01)
     assert capacity.kv_cache_tokens % 16 == 0
@@ -47,7 +53,12 @@ def test_gpt_oss_reports_tokens_per_layer_group_and_sliding_layers_need_few_bloc
 def test_tensor_parallel_splits_weights_and_kv_heads_but_adds_communication_memory():
     # §4.1: Llama-3.3-70B FP8 at TP2 holds 33.88 GiB of weights per GPU and 0.55 GiB non-torch memory
     settings = EngineSettings(
-        tensor_parallel=2, gpu_memory_utilization=0.9, max_model_len=16000, precision="fp8", kv_dtype="bf16"
+        tensor_parallel=2,
+        gpu_memory_utilization=0.9,
+        max_model_len=16000,
+        precision="fp8",
+        kv_dtype="bf16",
+        release="0.10",
     )
     capacity = engine_capacity(hub_spec("meta-llama/Llama-3.3-70B-Instruct"), H100_TOTAL, settings)
     assert capacity.weights_bytes / GIB == pytest.approx(33.88, rel=0.01)
@@ -70,3 +81,37 @@ def test_sglang_sizes_its_pool_per_token_without_blocks():
 def test_the_recorded_h100_total_is_what_vllm_logs_as_total_gpu_memory():
     # gpu-capacity.json's CUDA total for an H100 80GB, 79.20 GiB, against vLLM's 79.18 GiB in the llm-d log (§4.1)
     assert gpu_by_slug("h100-sxm").capacity_bytes == pytest.approx(H100_TOTAL, rel=0.001)
+
+
+def test_the_same_llama_start_up_on_each_release_line_follows_what_that_line_subtracts():
+    # §4.12: the sampler's peak falls from ≈ 9.7 to ≈ 3.8 logits buffers at 0.17, non-torch memory rises at 0.18,
+    # and from 0.20 the CUDA-graph estimate is subtracted and the default utilization is 0.92
+    spec = hub_spec("meta-llama/Llama-3.1-8B-Instruct")
+    base = EngineSettings(gpu_memory_utilization=0.95, max_model_len=8192, precision="bf16", kv_dtype="bf16")
+    found = {key: engine_capacity(spec, H100_TOTAL, replace(base, release=key)) for key in VLLM_RELEASES}
+    assert found["0.12"].activation_bytes > 2 * found["0.17"].activation_bytes
+    assert found["0.18"].non_torch_bytes > found["0.17"].non_torch_bytes
+    assert found["0.18"].cudagraph_bytes == 0 < found["0.20"].cudagraph_bytes
+    assert found["0.20"].kv_cache_bytes < found["0.18"].kv_cache_bytes
+    # 0.19 on an H100 at 0.95: llm-d logged 58.11 GiB and 476,016 tokens
+    assert found["0.18"].kv_cache_bytes / GIB == pytest.approx(58.11, rel=0.01)
+    default = engine_capacity(spec, H100_TOTAL, replace(base, gpu_memory_utilization=None))
+    assert default.usable_bytes == int(H100_TOTAL * 0.92) and default.release == "vLLM 0.34"
+
+
+def test_a_release_string_finds_its_line_and_anything_else_the_current_one():
+    assert vllm_release("0.19.1").key == "0.18"
+    assert vllm_release("v0.15.0").key == "0.12"
+    assert vllm_release("0.7.3").key == "0.8"
+    assert vllm_release("0.40").key == "0.34"
+    assert vllm_release("").key == vllm_release("nonsense").key == "0.34"
+    assert vllm_release("0.6.4").key == "0.34"  # V0 is not a line: the current one answers
+
+
+def test_an_a100_takes_the_small_batch_defaults_from_09_on_and_b200_the_large_server_batch_from_034():
+    gib80 = 79 * GIB
+    assert vllm_batch_defaults(VLLM_RELEASES["0.8"], gib80, "NVIDIA A100-SXM4-80GB") == (8192, 1024)
+    assert vllm_batch_defaults(VLLM_RELEASES["0.9"], gib80, "NVIDIA A100-SXM4-80GB") == (2048, 256)
+    assert vllm_batch_defaults(VLLM_RELEASES["0.20"], 178 * GIB, "NVIDIA B200") == (8192, 1024)
+    assert vllm_batch_defaults(VLLM_RELEASES["0.34"], 178 * GIB, "NVIDIA B200") == (16384, 1024)
+    assert vllm_batch_defaults(VLLM_RELEASES["0.34"], 23 * GIB, "RTX 4090") == (2048, 256)

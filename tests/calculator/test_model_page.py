@@ -64,7 +64,7 @@ def test_seed_model_shows_the_seed_headline_and_summary(client, seed_site):
     assert page.one(data_card="per-hour").text == "$9.56"
     assert page.one(data_card="per-month").text == "$6,979"
     assert page.one(data_card="one-gpu").text == "no"
-    assert "Inference (vLLM), FP16 / BF16, 8K tokens of context, 1 concurrent request" in page.one(
+    assert "Inference (vLLM 0.34), FP16 / BF16, 8K tokens of context, 1 concurrent request" in page.one(
         "p", data_setting=True
     ).text.replace("1 request at a time", "1 concurrent request")
 

@@ -31,6 +31,7 @@ OTHER = {
     "concurrency": "4",
     "context": "32768",
     "kv": "fp8",
+    "release": "0.12",
     "batch": "2",
     "seq": "4096",
     "rank": "16",

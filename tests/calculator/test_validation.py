@@ -24,7 +24,17 @@ def test_matrix_files_have_unique_ids_and_every_case_a_source():
 def test_case_is_within_its_tolerance(case: Case):
     result = check(case)
     assert result.predicted is not None, result.reason
-    assert result.within, f"{case.id}: predicted {result.predicted:,.6g} vs measured {case.measured:,.6g} {case.unit}"
+    shown = f"{case.id}: predicted {result.predicted:,.6g} vs measured {case.measured:,.6g} {case.unit}"
+    if case.known_miss:  # a miss the matrix names: it must still be one, or the note goes
+        assert not result.within, f"{shown} is now within: drop its known_miss"
+    else:
+        assert result.within, shown
+
+
+def test_known_misses_are_few_and_say_why():
+    misses = [case for case in CASES if case.known_miss]
+    assert len(misses) <= len(CASES) // 10
+    assert all(len(case.known_miss) > 30 for case in misses)
 
 
 def test_a_case_with_an_unknown_field_is_refused(tmp_path):
