@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 GPUS_FILE = Path(__file__).resolve().parent / "data" / "gpus.json"
 CAPACITY_FILE = Path(__file__).resolve().parent / "data" / "gpu-capacity.json"
+PREFILL_RUNS_FILE = Path(__file__).resolve().parent / "data" / "gpu-prefill-runs.json"
 
 Segment = Literal["datacenter", "workstation", "consumer", "apple", "unified-desktop"]
 SEGMENTS: tuple[Segment, ...] = ("datacenter", "workstation", "consumer", "apple", "unified-desktop")
@@ -147,6 +148,8 @@ class GpuSpec:
     # What the runtime reports as total memory (gpu-capacity.json: CUDA's total, ROCm's VRAM total, or nvidia-smi's),
     # recorded for this GPU or for a member of its family; None: nothing recorded, the nameplate gives an estimate
     capacity_report: CapacityReport | None = None
+    # a measured llama.cpp prompt-processing run (gpu-prefill-runs.json) for a GPU without vendor FLOPs on record
+    prefill_run: PrefillRun | None = None
 
     @property
     def capacity_bytes(self) -> int:
@@ -168,6 +171,26 @@ class GpuSpec:
     def is_rentable_class(self) -> bool:
         """Datacenter and workstation parts are what clouds rent; Macs and desktops are bought."""
         return self.segment in ("datacenter", "workstation")
+
+
+@dataclass(frozen=True, slots=True)
+class PrefillRun:
+    """One published llama-bench prompt-processing figure: ``tokens_per_s`` over ``prompt_tokens`` of a model of
+    ``model_params`` parameters, the whole model on this GPU."""
+
+    tokens_per_s: float
+    prompt_tokens: int
+    model_params: int
+    model: str
+    backend: str
+    build: str
+    source: str
+
+    @property
+    def achieved_flops(self) -> float:
+        """FLOPs per second the run reached: 2 per parameter per prompt token (attention over 512 tokens adds
+        about 1 % for a 7B model and is left out)."""
+        return 2 * self.model_params * self.tokens_per_s
 
 
 class GpuDataError(ValueError):
@@ -281,7 +304,43 @@ def load_gpus() -> tuple[GpuSpec, ...]:
         capacity_rows = json.load(handle)
     if not isinstance(capacity_rows, dict) or not isinstance(capacity_rows.get("gpus"), list):
         raise GpuDataError("gpu-capacity.json must hold {'gpus': [...]}")
-    return parse_gpus(rows, parse_capacities(capacity_rows["gpus"]))
+    gpus = parse_gpus(rows, parse_capacities(capacity_rows["gpus"]))
+    with PREFILL_RUNS_FILE.open(encoding="utf-8") as handle:
+        runs = parse_prefill_runs(json.load(handle))
+    unknown = set(runs) - {gpu.slug for gpu in gpus}
+    if unknown:
+        raise GpuDataError(f"prefill runs for unknown GPUs: {sorted(unknown)}")
+    return tuple(replace(gpu, prefill_run=runs.get(gpu.slug)) for gpu in gpus)
+
+
+def parse_prefill_runs(document: Mapping[str, Any]) -> dict[str, PrefillRun]:
+    """``gpu-prefill-runs.json`` by slug: every run needs a positive rate, a build and a source."""
+    model = document.get("model")
+    runs = document.get("runs")
+    if not isinstance(model, Mapping) or not isinstance(runs, list):
+        raise GpuDataError("gpu-prefill-runs.json must hold {'model': {...}, 'runs': [...]}")
+    params, prompt = _positive_int(model, "parameters"), _positive_int(model, "prompt_tokens")
+    if params is None or prompt is None:
+        raise GpuDataError("gpu-prefill-runs.json: the model needs its parameters and prompt tokens")
+    found: dict[str, PrefillRun] = {}
+    for row in runs:
+        slug, source, rate = row.get("slug"), row.get("source"), row.get("tokens_per_s")
+        if not isinstance(slug, str) or slug in found:
+            raise GpuDataError(f"prefill run without a slug or given twice: {slug!r}")
+        if not isinstance(rate, int | float) or isinstance(rate, bool) or rate <= 0:
+            raise GpuDataError(f"{slug}: prefill run without a positive rate")
+        if not isinstance(source, str) or "https://" not in source:
+            raise GpuDataError(f"{slug}: prefill run without a source")
+        found[slug] = PrefillRun(
+            float(rate),
+            prompt,
+            params,
+            str(model.get("name", "")),
+            str(row.get("backend", "")),
+            str(row.get("build", "")),
+            source,
+        )
+    return found
 
 
 @cache

@@ -79,15 +79,42 @@ class SpeedEstimate:
     speculative: Speculative | None = None
     missing: tuple[str, ...] = ()  # hardware figures the estimate lacked ("memory_bandwidth_gbps", "tflops")
     estimated: bool = True
+    # where the FLOPs behind prefill and batched decode come from: "spec" (the vendor's dense figure), "measured"
+    # (a published llama.cpp prompt-processing run on this hardware), "" (none)
+    flops_basis: str = ""
 
 
-def _peak_flops(hardware: SpeedHardware, precision_key: str) -> float | None:
+# GeForce cards run FP16 tensor math with FP32 accumulation at half the rate of FP16 accumulation (NVIDIA Ampere
+# GA102 whitepaper: RTX 3090 71 vs 142 dense TFLOPS; Ada whitepaper: RTX 4090 165.2 vs 330.3); the BF16 figure on
+# record is the FP32-accumulate one. llama.cpp's CUDA matrix products are not held to it: its quantized kernels
+# (MMQ) multiply on the INT8 tensor cores and its FP16 products accumulate in FP16 (ggml-cuda), §5.5.
+GEFORCE_FP16_ACCUMULATE = 2.0
+_FULL_RATE_ENGINES = frozenset({"llama.cpp", "ollama"})
+
+
+def _peak_flops(hardware: SpeedHardware, precision_key: str, engine: str = "") -> float | None:
     tflops = None
     if precision_key == "fp8":
         tflops = hardware.fp8_dense_tflops
     if tflops is None:
         tflops = hardware.bf16_dense_tflops or getattr(hardware, "fp16_tensor_dense_tflops", None)
-    return tflops * 1e12 if tflops else None
+    if not tflops:
+        return None
+    geforce = getattr(hardware, "vendor", "") == "NVIDIA" and getattr(hardware, "segment", "") == "consumer"
+    if geforce and engine in _FULL_RATE_ENGINES:
+        tflops *= GEFORCE_FP16_ACCUMULATE
+    return tflops * 1e12
+
+
+def _measured_peak_flops(hardware: object) -> float | None:
+    """For hardware without vendor FLOPs on record: the peak that llama.cpp's prefill efficiency on its platform
+    turns into its measured prompt-processing rate (the GPU's ``prefill_run``, §5.5), so every engine's own
+    efficiency then applies to it."""
+    run = getattr(hardware, "prefill_run", None)
+    achieved = getattr(run, "achieved_flops", None)
+    if not achieved:
+        return None
+    return float(achieved) / engine_speed("llama.cpp", _platform(hardware)).prefill_mfu
 
 
 def _platform(hardware: object) -> str:
@@ -295,7 +322,7 @@ def decode_rates(
     context = max(1, int(workload.context))
     profile = engine_speed(workload.engine.lower(), _platform(hardware))
     b = _bytes(spec, workload)
-    flops = _peak_flops(hardware, workload.precision.lower())
+    flops = _peak_flops(hardware, workload.precision.lower(), workload.engine.lower()) or _measured_peak_flops(hardware)
     rates: dict[int, tuple[float, float]] = {}
     for batch in batches:
         step, _ = _decode_step_s(spec, b, max(1, batch), context, bandwidth, flops, count, profile, hardware, False)
@@ -324,7 +351,11 @@ def speed(
     b = _bytes(spec, workload)
     bytes_per_step = round(b.dense + b.experts * _expert_share(spec, batch) + b.kv_per_request * batch)
     bandwidth = (hardware.memory_bandwidth_gbps or 0) * 1e9
-    flops = _peak_flops(hardware, workload.precision.lower())
+    flops = _peak_flops(hardware, workload.precision.lower(), workload.engine.lower())
+    flops_basis = "spec" if flops else ""
+    if not flops:
+        flops = _measured_peak_flops(hardware)
+        flops_basis = "measured" if flops else ""
     missing = tuple(name for name, value in (("memory_bandwidth_gbps", bandwidth), ("tflops", flops)) if not value)
     per_request = total = step = ttft = prefill = None
     bound = "unknown"
@@ -360,4 +391,5 @@ def speed(
         engine_profile=profile.key,
         speculative=speculative,
         missing=missing,
+        flops_basis=flops_basis,
     )

@@ -253,7 +253,10 @@ def write_extra(out: OutputWrapper, row: dict[str, Any]) -> None:
         if total["low"] and total["low"] != per["low"]:
             out.write(f"        decode, all requests: {_rate(total['low'], total['high'])}")
         if found["prefill"]:
-            out.write(f"        prefill: {found['prefill']:,.0f} tokens/s; first token after {found['ttft_s']:.2f} s")
+            basis = " (from a measured llama.cpp run on this chip)" if found.get("flops_basis") == "measured" else ""
+            out.write(
+                f"        prefill: {found['prefill']:,.0f} tokens/s{basis}; first token after {found['ttft_s']:.2f} s"
+            )
     cost = row.get("cost")
     if cost:
         out.write(

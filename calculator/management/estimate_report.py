@@ -141,6 +141,8 @@ def speed_json(request: Request, hardware: Hardware, count: int, workload: Workl
         "decode_total": {"low": found.decode_tokens_per_s_low, "high": found.decode_tokens_per_s_high},
         "prefill": prefill,
         "ttft_s": request.workload.context / prefill if prefill else None,
+        # "spec": the vendor's dense FLOPs; "measured": a published llama.cpp prompt-processing run on this hardware
+        "flops_basis": found.flops_basis or None,
         "bound": found.bound,
         "bytes_read_per_step": found.bytes_read_per_step,
     }

@@ -74,14 +74,41 @@ def test_every_catalog_gpu_gives_an_estimate_or_names_what_is_missing():
             assert found.missing, gpu.slug
 
 
-def test_apple_silicon_without_flops_gives_decode_and_reports_the_missing_figure():
+def test_apple_silicon_without_flops_takes_its_prefill_from_a_measured_run_and_says_so():
+    # the M3 Max 40-core has no vendor FLOPs; its llama-bench Q4_0 pp512 run (759.7 tokens/s on Llama 2 7B) gives
+    # an equivalent peak, so prefill and the first token have a figure, marked as from a measured run
+    # (docs/methodology.md §5.5)
     found = speed(
         _spec("openai/gpt-oss-20b"), Workload(precision="mxfp4_moe", engine="llama.cpp"), _gpu("apple-m3-max-40c")
     )
     assert found.decode_per_request and found.decode_per_request > 20
-    assert found.prefill_tokens_per_s is None and found.ttft_s is None
-    assert found.missing == ("tflops",)
+    assert found.prefill_tokens_per_s and found.ttft_s
+    assert found.missing == () and found.flops_basis == "measured"
     assert found.engine_profile == "llama.cpp/metal"
+    llama2 = speed(
+        _spec("meta-llama/Llama-3.1-8B-Instruct"),
+        Workload(precision="q4_0", engine="llama.cpp"),
+        _gpu("apple-m3-max-40c"),
+        prompt_tokens=512,
+    )
+    # 8.03 B parameters against Llama 2 7B's 6.74 B: about 6.74 / 8.03 of the measured rate
+    assert llama2.prefill_tokens_per_s == pytest.approx(759.7 * 6.74 / 8.03, rel=0.1)
+
+
+def test_a_chip_with_neither_flops_nor_a_measured_run_reports_the_missing_figure():
+    found = speed(_spec("meta-llama/Llama-3.1-8B-Instruct"), Workload(precision="fp16"), _gpu("h100-nvl"))
+    assert found.decode_per_request and found.prefill_tokens_per_s is None
+    assert found.missing == ("tflops",) and found.flops_basis == ""
+
+
+def test_llama_cpp_on_a_geforce_card_runs_prefill_at_the_fp16_accumulate_rate():
+    spec = _spec("meta-llama/Llama-3.1-8B-Instruct")
+    gpu = _gpu("rtx-4090")
+    llama = speed(spec, Workload(precision="q4_0", engine="llama.cpp"), gpu, prompt_tokens=512)
+    vllm = speed(spec, Workload(precision="q4_0", engine="vllm"), gpu, prompt_tokens=512)
+    assert llama.flops_basis == vllm.flops_basis == "spec"
+    # the same efficiency on twice the peak: llama.cpp's MMQ / FP16-accumulate path against cuBLAS's FP32 one
+    assert llama.prefill_tokens_per_s > 1.5 * vllm.prefill_tokens_per_s
 
 
 def test_new_apple_chips_are_in_the_catalog_by_gpu_core_count():
