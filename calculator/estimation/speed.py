@@ -23,6 +23,7 @@ from .precision import PRECISIONS, get_precision
 from .step_time import (
     EXPERT_IMBALANCE,
     EngineSpeed,
+    Link,
     all_reduce_s,
     all_to_all_s,
     engine_speed,
@@ -181,6 +182,18 @@ def _active_params(spec: ModelSpec) -> int:
     return spec.params_active if spec.params_active > 0 else spec.params_total
 
 
+def _expert_active_params(spec: ModelSpec) -> float:
+    """Routed-expert parameters one token multiplies: the experts' share k ÷ E of all routed-expert weights."""
+    if not (spec.experts_routed and spec.experts_per_token):
+        return 0.0
+    share = min(1.0, spec.experts_per_token / spec.experts_routed)
+    return min(spec.components.routed_experts * share, float(_active_params(spec)))
+
+
+def _dense_active_params(spec: ModelSpec) -> float:
+    return _active_params(spec) - _expert_active_params(spec)
+
+
 def _attention_flops_per_token(spec: ModelSpec, span_tokens: int) -> float:
     """QKᵀ and AV for one new token against ``span_tokens`` cached ones, all attention layers: 4·span·H·d."""
     total = 0.0
@@ -229,7 +242,8 @@ def _decode_step_s(
     memory_s = per_gpu_bytes / (bandwidth * efficiency)
     compute_s = 0.0
     if flops:
-        work = 2 * _active_params(spec) * tokens + _attention_flops_per_token(spec, context) * tokens
+        work = 2 * _dense_active_params(spec) * tokens + _attention_flops_per_token(spec, context) * tokens
+        work += 2 * _expert_active_params(spec) * tokens / max(1e-3, profile.moe_gemm_share)
         compute_s = work / (flops * parallel * profile.compute_efficiency)
     fixed = _fixed_s(spec, profile)
     comm = 0.0
@@ -258,6 +272,7 @@ def _decode_step_s(
     elif gpus > 1:  # layer split: one activation hop per boundary, latency-bound
         comm += (gpus - 1) * 20e-6
     roofline = max(memory_s, compute_s)
+    fixed += profile.sequence_layer_us * max(1, spec.num_layers) * batch * 1e-6
     bound = "compute" if compute_s >= memory_s else "memory"
     if fixed + comm > roofline:
         bound = "overhead"
@@ -278,7 +293,8 @@ def _prefill_s(
     parallel = 1 if profile.layer_split else gpus
     # causal QKᵀ and AV: 2·T·span·H·d per layer, half of T tokens each attending to the whole span, §5.3
     attention = tokens * _attention_flops_per_token(spec, tokens) / 2
-    work = 2 * _active_params(spec) * tokens + attention
+    work = 2 * _dense_active_params(spec) * tokens + attention
+    work += 2 * _expert_active_params(spec) * tokens / max(1e-3, profile.moe_gemm_share)
     compute_s = work / (flops * parallel * profile.prefill_mfu)
     chunks = -(-tokens // max(1, profile.prefill_ubatch))
     chunk_tokens = min(tokens, profile.prefill_ubatch)
@@ -392,4 +408,124 @@ def speed(
         speculative=speculative,
         missing=missing,
         flops_basis=flops_basis,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class StepModel:
+    """The cost of one engine step that mixes decode tokens and prefill chunks, from the same parts as ``speed``
+    (weights read once per step, each sequence's cache read, FLOPs at the engine's decode or prefill efficiency,
+    fixed costs, the all-reduces between tensor-parallel ranks); built once by ``step_model`` so a request-level
+    simulation (batching.py) can ask for thousands of steps."""
+
+    weights_bytes: float  # dense weights one GPU reads per step (the replicated part whole)
+    expert_bytes: float  # all routed experts one GPU holds
+    experts_routed: int
+    experts_per_token: int
+    kv_bytes_per_token: float  # one GPU's share of one cached token, all layers
+    bandwidth: float  # achieved bytes/s for weights
+    decode_flops: float  # achieved FLOPs/s on decode tokens (0: unknown)
+    prefill_flops: float  # achieved FLOPs/s on prefill tokens (0: unknown)
+    params_flops: float  # FLOPs per token through the dense weights: 2 × active parameters outside routed experts
+    expert_flops: float  # FLOPs per token through its routed experts
+    moe_gemm_share: float  # the experts' grouped GEMMs reach this share of the dense efficiency
+    sequence_s: float  # per running decode sequence per step (all layers)
+    attention_flops_per_span: float  # QKᵀ and AV per token per cached token, full-attention layers
+    sliding_flops_per_span: float  # the same for sliding-window layers, whose span stops at ``window``
+    window: int
+    fixed_s: float
+    hidden: int
+    layers: int
+    parallel: int
+    link: Link
+
+    def seconds(
+        self,
+        decode_seqs: int,
+        decode_context: int,
+        prefill_tokens: int,
+        prefill_span: float,
+        prefill_window_span: float | None = None,
+    ) -> float:
+        """One step: ``decode_seqs`` sequences decode one token each with ``decode_context`` cached tokens between
+        them; ``prefill_tokens`` prompt tokens are computed, attending to ``prefill_span`` cached tokens in all
+        (the sum over the chunk's tokens of the tokens before each; ``prefill_window_span`` the same with each
+        token's span cut at the sliding window)."""
+        tokens = decode_seqs + prefill_tokens
+        if tokens <= 0:
+            return 0.0
+        share = 1.0
+        if self.experts_routed and self.experts_per_token:
+            share = 1 - (1 - min(1.0, self.experts_per_token / self.experts_routed)) ** tokens
+        read = self.weights_bytes + self.expert_bytes * share + self.kv_bytes_per_token * (decode_context + 0.0)
+        memory_s = read / self.bandwidth
+        compute_s = 0.0
+        if self.decode_flops and self.prefill_flops:
+            sliding_decode = min(decode_context, decode_seqs * self.window) if self.window else decode_context
+            decode_work = self.params_flops * decode_seqs + self.attention_flops_per_span * decode_context
+            decode_work += self.sliding_flops_per_span * sliding_decode
+            prefill_work = self.params_flops * prefill_tokens
+            window_span = prefill_span if prefill_window_span is None else prefill_window_span
+            prefill_work += self.attention_flops_per_span * prefill_span + self.sliding_flops_per_span * window_span
+            compute_s = decode_work / self.decode_flops + prefill_work / self.prefill_flops
+            share = max(1e-3, self.moe_gemm_share)
+            compute_s += self.expert_flops * decode_seqs / (self.decode_flops * share)
+            compute_s += self.expert_flops * prefill_tokens / (self.prefill_flops * share)
+        comm = 0.0
+        if self.parallel > 1:
+            comm = 2 * self.layers * all_reduce_s(self.link, self.parallel, tokens * self.hidden * 2)
+        return max(memory_s, compute_s) + self.fixed_s + comm + self.sequence_s * decode_seqs
+
+
+def step_model(spec: ModelSpec, workload: Workload, hardware: SpeedHardware, gpu_count: int = 1) -> StepModel | None:
+    """The mixed-step cost of ``workload.engine`` running ``spec`` on ``gpu_count`` GPUs (tensor parallel); None
+    without a bandwidth figure."""
+    bandwidth = (hardware.memory_bandwidth_gbps or 0) * 1e9
+    if bandwidth <= 0:
+        return None
+    count = max(1, gpu_count)
+    profile = engine_speed(workload.engine.lower(), _platform(hardware))
+    parallel = 1 if profile.layer_split else count
+    b = _bytes(spec, replace(workload, attention_data_parallel=1))
+    flops = _peak_flops(hardware, workload.precision.lower(), workload.engine.lower()) or _measured_peak_flops(hardware)
+    efficiency = profile.quant_bandwidth_efficiency if b.quantized else profile.bandwidth_efficiency
+    kv_split = 1 if spec.num_kv_heads <= 0 else min(parallel, max(1, spec.num_kv_heads))
+    context = max(1, int(workload.context))
+    full = sliding = 0.0
+    window = 0
+    for group in spec.layer_groups:
+        per_span = group.count * 4 * spec.num_attention_heads * spec.head_dim
+        if group.kind is AttentionKind.SLIDING and group.window:
+            sliding += per_span
+            window = group.window
+        elif group.kind in (AttentionKind.FULL, AttentionKind.MLA, AttentionKind.SLIDING):
+            full += per_span
+    link = link_for(
+        str(getattr(hardware, "slug", "")),
+        getattr(hardware, "form_factor", None),
+        str(getattr(hardware, "vendor", "")),
+        parallel,
+    )
+    expert_active = _expert_active_params(spec)
+    return StepModel(
+        weights_bytes=b.dense / parallel,
+        expert_bytes=b.experts / parallel,
+        experts_routed=spec.experts_routed,
+        experts_per_token=spec.experts_per_token,
+        kv_bytes_per_token=b.kv_per_request / context / kv_split,
+        bandwidth=bandwidth * efficiency,
+        decode_flops=(flops or 0.0) * parallel * profile.compute_efficiency,
+        prefill_flops=(flops or 0.0) * parallel * profile.prefill_mfu,
+        params_flops=2.0 * (_active_params(spec) - expert_active),
+        expert_flops=2.0 * expert_active,
+        moe_gemm_share=profile.moe_gemm_share,
+        sequence_s=profile.sequence_layer_us * max(1, spec.num_layers) * 1e-6,
+        attention_flops_per_span=full,
+        sliding_flops_per_span=sliding,
+        window=window,
+        fixed_s=_fixed_s(spec, profile),
+        hidden=spec.hidden_size,
+        layers=max(1, spec.num_layers),
+        parallel=parallel,
+        link=link,
     )

@@ -26,9 +26,20 @@ class EngineSpeed:
     cuda_graphs: bool  # decode steps replayed as CUDA graphs (launch costs folded into layer_us)
     layer_split: bool = False  # several GPUs run the layers one after another (llama.cpp), not tensor parallel
     prefill_ubatch: int = 8192  # tokens per prefill micro-batch: the weights are read once per micro-batch
+    # under load (batching.py): the routed experts' grouped GEMMs reach this share of the dense GEMMs' efficiency,
+    # and each running sequence costs this much per decoder layer per step beyond the roofline
+    moe_gemm_share: float = 1.0
+    sequence_layer_us: float = 0.0
     estimated: bool = True
     source: str = ""
 
+
+# Under load (docs/methodology.md §5.6): the fused-MoE grouped GEMMs of vLLM and SGLang reach about a third of the
+# dense GEMMs' efficiency, and each running sequence costs about 2 µs per decoder layer per step (attention over its
+# pages, sampling and output bookkeeping). Fitted once on the 49 serving-benchmark runs on A100s in
+# calculator/validation/data/load.json (7 models, both engines), checked on the H100 and H200 runs.
+MOE_GEMM_SHARE = 0.35
+SEQUENCE_LAYER_US = 2.0
 
 # Calibrated per engine and platform on the validation set (calculator/validation/data/speed.json), one value for
 # every model and GPU of that engine, never per row; the engine version each describes is in SOURCES.md.
@@ -45,6 +56,8 @@ ENGINE_SPEEDS: dict[str, EngineSpeed] = {
             compute_efficiency=0.55,
             prefill_mfu=0.55,
             cuda_graphs=True,
+            moe_gemm_share=MOE_GEMM_SHARE,
+            sequence_layer_us=SEQUENCE_LAYER_US,
             source="vLLM 0.10–0.11 (V1 engine, CUDA graphs on by default)",
         ),
         EngineSpeed(
@@ -59,6 +72,8 @@ ENGINE_SPEEDS: dict[str, EngineSpeed] = {
             compute_efficiency=0.55,
             prefill_mfu=0.55,
             cuda_graphs=True,
+            moe_gemm_share=MOE_GEMM_SHARE,
+            sequence_layer_us=SEQUENCE_LAYER_US,
             source="SGLang 0.5 (CUDA graphs up to cuda_graph_max_bs; its 0.4.1–0.4.3 ran DeepSeek slower)",
         ),
         EngineSpeed(

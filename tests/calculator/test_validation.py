@@ -8,7 +8,16 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from calculator.validation import DATA_DIR, Case, CaseError, check, load_cases, summary
+from calculator.validation import (
+    AGGREGATE_KINDS,
+    DATA_DIR,
+    Case,
+    CaseError,
+    check,
+    kind_shortfalls,
+    load_cases,
+    summary,
+)
 
 CASES = load_cases()
 
@@ -23,12 +32,20 @@ def test_matrix_files_have_unique_ids_and_every_case_a_source():
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_case_is_within_its_tolerance(case: Case):
     result = check(case)
-    assert result.predicted is not None, result.reason
-    shown = f"{case.id}: predicted {result.predicted:,.6g} vs measured {case.measured:,.6g} {case.unit}"
     if case.known_miss:  # a miss the matrix names: it must still be one, or the note goes
-        assert not result.within, f"{shown} is now within: drop its known_miss"
-    else:
-        assert result.within, shown
+        assert not result.within, f"{case.id} is now within: drop its known_miss"
+        return
+    assert result.predicted is not None, result.reason
+    if case.kind in AGGREGATE_KINDS:
+        return  # calibrated on these rows: the kind is held to its share within (next test)
+    shown = f"{case.id}: predicted {result.predicted:,.6g} vs measured {case.measured:,.6g} {case.unit}"
+    assert result.within, shown
+
+
+def test_aggregate_kinds_keep_their_share_within_tolerance():
+    results = [check(case) for case in CASES if case.kind in AGGREGATE_KINDS]
+    assert results, "no serving-benchmark rows"
+    assert kind_shortfalls(results) == {}
 
 
 def test_known_misses_are_few_and_say_why():

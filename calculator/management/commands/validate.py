@@ -11,7 +11,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from calculator.validation import Group, Result, run, summary
+from calculator.validation import Group, Result, kind_shortfalls, run, summary
 
 
 def _percent(value: float | None) -> str:
@@ -32,6 +32,13 @@ class Command(BaseCommand):
         else:
             self._table(results)
         failing = [r for r in results if not r.as_expected]
+        short = kind_shortfalls(results)
+        if short:
+            raise CommandError(
+                "kinds below their share within tolerance: "
+                + ", ".join(f"{kind} {within}/{rows}" for kind, (within, rows) in short.items()),
+                returncode=1,
+            )
         if failing:
             raise CommandError(
                 f"{len(failing)} of {len(results)} cases not as the matrix expects: "

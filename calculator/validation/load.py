@@ -1,0 +1,108 @@
+"""Predictors for serving benchmarks under load: total and output tokens per second, median TTFT and TPOT of
+`vllm bench serve` / SGLang `bench_serving` runs, from the continuous-batching simulation (docs/methodology.md §5.6;
+calculator/estimation/batching.py).
+
+Settings: ``model``, ``precision``, ``engine``, ``release`` (vLLM), ``gpu``, ``gpus`` (tensor parallel), ``prompt``
+and ``output`` (tokens per request), ``requests``, ``request_rate`` (None: all at once), ``max_concurrency``.
+"""
+
+from __future__ import annotations
+
+from calculator.estimation import Workload
+from calculator.estimation.batching import LoadResult, LoadTest, Scheduler, simulate
+from calculator.estimation.capacity import EngineSettings, engine_capacity
+from calculator.estimation.engine_releases import vllm_batch_defaults, vllm_release
+from calculator.estimation.overhead import sglang_gpu_defaults
+from calculator.estimation.speed import step_model
+from pricing.gpus import gpu_by_slug
+
+from . import Case, predictor
+from .kv import case_spec
+
+# SGLang runs at most this many requests at once unless --max-running-requests says otherwise (estimated: its
+# request pool is sized from memory; the benchmarks here stay below it)
+SGLANG_MAX_RUNNING = 1024
+
+
+def _key(case: Case) -> tuple[object, ...]:
+    s = case.settings
+    return (*sorted((k, str(v)) for k, v in s.items()), case.engine)
+
+
+def _result(case: Case) -> LoadResult:
+    return _simulated(_key(case), case)
+
+
+_RESULTS: dict[tuple[object, ...], LoadResult] = {}
+
+
+def _simulated(key: tuple[object, ...], case: Case) -> LoadResult:
+    if key in _RESULTS:
+        return _RESULTS[key]
+    s = case.settings
+    gpu = gpu_by_slug(str(s["gpu"]))
+    if gpu is None:
+        raise LookupError(f"no GPU {s['gpu']!r} in the catalog")
+    spec = case_spec(case)
+    engine = str(s.get("engine", case.engine))
+    tp = int(s.get("gpus", 1))
+    prompt, output = int(s["prompt"]), int(s["output"])
+    workload = Workload(
+        precision=str(s.get("precision", "bf16")),
+        engine=engine,
+        kv_dtype=str(s.get("kv_dtype", "bf16")),
+        context=prompt + output,
+        tensor_parallel=tp,
+        engine_release=str(s.get("release", "")),
+    )
+    step = step_model(spec, workload, gpu, tp)
+    if step is None:
+        raise LookupError("no memory bandwidth for this GPU")
+    settings = EngineSettings(
+        engine=engine,
+        tensor_parallel=tp,
+        max_model_len=max(prompt + output, min(spec.max_context or 32768, 32768)),
+        precision=workload.precision,
+        kv_dtype=workload.kv_dtype,
+        release=workload.engine_release,
+        gpu_name=gpu.name,
+    )
+    capacity = engine_capacity(spec, gpu.capacity_bytes, settings)
+    if engine == "sglang":
+        chunked, _ = sglang_gpu_defaults(gpu.capacity_bytes / 2**20)
+        scheduler = Scheduler(int(s.get("max_num_seqs", SGLANG_MAX_RUNNING)), chunked, capacity.kv_cache_tokens, 1)
+    else:
+        batched, seqs = vllm_batch_defaults(vllm_release(workload.engine_release), gpu.capacity_bytes, gpu.name)
+        scheduler = Scheduler(
+            int(s.get("max_num_seqs", seqs)), int(s.get("max_num_batched_tokens", batched)), capacity.kv_cache_tokens
+        )
+    rate = s.get("request_rate")
+    test = LoadTest(
+        requests=int(s["requests"]),
+        prompt_tokens=prompt,
+        output_tokens=output,
+        request_rate=float(rate) if rate is not None else None,
+        max_concurrency=int(s["max_concurrency"]) if s.get("max_concurrency") else None,
+    )
+    _RESULTS[key] = simulate(step, scheduler, test)
+    return _RESULTS[key]
+
+
+@predictor("load_total_tps")
+def load_total_tps(case: Case) -> float:
+    return _result(case).total_tokens_per_s
+
+
+@predictor("load_output_tps")
+def load_output_tps(case: Case) -> float:
+    return _result(case).output_tokens_per_s
+
+
+@predictor("load_ttft_median_ms")
+def load_ttft_median_ms(case: Case) -> float:
+    return _result(case).ttft_s.median * 1000
+
+
+@predictor("load_tpot_median_ms")
+def load_tpot_median_ms(case: Case) -> float:
+    return _result(case).tpot_s.median * 1000

@@ -1,0 +1,81 @@
+"""The continuous-batching simulation (calculator/estimation/batching.py, docs/methodology.md §5.6): the schedule a
+serving benchmark sees, step by step."""
+
+from __future__ import annotations
+
+import pytest
+
+from calculator.estimation import Workload
+from calculator.estimation.batching import LoadTest, Scheduler, simulate
+from calculator.estimation.speed import speed, step_model
+from pricing.gpus import gpu_by_slug
+from tests.calculator.estimation_specs import hub_spec
+
+SPEC = hub_spec("Qwen/Qwen3-8B")
+_H100 = gpu_by_slug("h100-sxm")
+assert _H100 is not None
+H100 = _H100
+WORKLOAD = Workload(precision="bf16", context=1024)
+_STEP = step_model(SPEC, WORKLOAD, H100)
+assert _STEP is not None
+STEP = _STEP
+ROOMY = Scheduler(max_num_seqs=1024, max_num_batched_tokens=8192, kv_tokens=400_000)
+
+
+def test_one_request_alone_is_its_prefill_then_one_step_per_token():
+    result = simulate(STEP, ROOMY, LoadTest(requests=1, prompt_tokens=512, output_tokens=65))
+    prefill_step = STEP.seconds(0, 0, 512, 512 * 511 / 2)
+    assert result.ttft_s.median == pytest.approx(prefill_step)
+    assert result.steps == 65  # the prefill step samples the first token, 64 decode steps the rest
+    assert result.tpot_s.median == pytest.approx((result.duration_s - prefill_step) / 64)
+    # the per-token time agrees with the speed model's single-request decode at that context
+    alone = speed(SPEC, Workload(precision="bf16", context=544), H100)
+    assert 1 / result.tpot_s.median == pytest.approx(alone.decode_per_request, rel=0.1)
+
+
+def test_more_requests_at_once_raise_throughput_and_each_request_waits_longer():
+    one = simulate(STEP, ROOMY, LoadTest(requests=16, prompt_tokens=256, output_tokens=128, max_concurrency=1))
+    many = simulate(STEP, ROOMY, LoadTest(requests=16, prompt_tokens=256, output_tokens=128, max_concurrency=16))
+    assert many.total_tokens_per_s > 5 * one.total_tokens_per_s
+    assert many.tpot_s.median > one.tpot_s.median
+    assert one.peak_running == 1 and many.peak_running == 16
+
+
+def test_the_sequence_limit_and_the_token_budget_bound_each_step():
+    tight = Scheduler(max_num_seqs=8, max_num_batched_tokens=512, kv_tokens=400_000)
+    result = simulate(STEP, tight, LoadTest(requests=40, prompt_tokens=1000, output_tokens=8))
+    assert result.peak_running <= 8
+    # 40 prompts of 1,000 tokens through 512 tokens a step take at least 79 steps
+    assert result.steps >= 40 * 1000 // 512
+    assert result.completed == 40 and result.output_tokens == 320
+
+
+def test_a_small_kv_cache_preempts_and_recomputes_but_every_request_finishes():
+    small = Scheduler(max_num_seqs=64, max_num_batched_tokens=8192, kv_tokens=4096)
+    result = simulate(STEP, small, LoadTest(requests=32, prompt_tokens=200, output_tokens=300))
+    assert result.completed == 32
+    assert result.preemptions > 0
+    roomy = simulate(STEP, ROOMY, LoadTest(requests=32, prompt_tokens=200, output_tokens=300))
+    assert result.duration_s > roomy.duration_s
+
+
+def test_a_request_larger_than_the_cache_is_refused():
+    with pytest.raises(ValueError):
+        simulate(STEP, Scheduler(16, 8192, kv_tokens=1000), LoadTest(requests=1, prompt_tokens=900, output_tokens=200))
+
+
+def test_arrivals_at_a_rate_are_the_same_for_the_same_seed_and_spread_the_load():
+    test = LoadTest(requests=50, prompt_tokens=300, output_tokens=100, request_rate=5.0, seed=3)
+    first, second = simulate(STEP, ROOMY, test), simulate(STEP, ROOMY, test)
+    assert first == second
+    burst = simulate(STEP, ROOMY, LoadTest(requests=50, prompt_tokens=300, output_tokens=100))
+    assert first.duration_s > burst.duration_s  # 50 requests at 5/s take about 10 s to arrive
+    assert first.peak_running < burst.peak_running
+
+
+def test_moe_experts_compute_at_a_share_of_the_dense_efficiency_under_load():
+    moe = hub_spec("Qwen/Qwen3-30B-A3B")
+    step = step_model(moe, WORKLOAD, H100)
+    assert step is not None and step.expert_flops > 0 and step.moe_gemm_share < 1
+    dense_only = step.params_flops * 8192 / step.prefill_flops
+    assert step.seconds(0, 0, 8192, 0) > dense_only + step.expert_flops * 8192 / step.prefill_flops
