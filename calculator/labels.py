@@ -146,6 +146,19 @@ def refresh_outcome_label(key: str) -> str:
     return in_words(REFRESH_OUTCOMES, key)
 
 
+ACCURACY_LABELS = {
+    "memory": _("memory"),
+    "decode": _("speed per request"),
+    "load": _("throughput under load"),
+    "finetune": _("fine-tuning peak"),
+}
+
+
+def accuracy_label(what: str) -> str:
+    """What an error band on the model page checks: "memory", "speed per request", …"""
+    return in_words(ACCURACY_LABELS, what)
+
+
 def mode_label(mode: object) -> str:
     key = str(getattr(mode, "value", mode))
     return in_words(MODE_LABELS, key)

@@ -23,6 +23,7 @@ from django.views.decorators.http import require_GET
 from calculator import validation
 from calculator.labels import engine_name
 from calculator.validation import Case, Result
+from calculator.validation.computed import kept_results
 from pricing.gpus import gpu_by_slug
 from web.kept import Kept
 
@@ -45,6 +46,9 @@ KIND_LABELS = {
     "prefill_tps": _("Prefill speed"),
     "offload_gpu_bytes": _("GPU memory of a GPU + RAM split"),
     "offload_host_bytes": _("Host memory of a GPU + RAM split"),
+    "engine_activation_gib": _("Activation peak of vLLM's profile run"),
+    "load_total_tps": _("Serving benchmark throughput, prompt and output tokens"),
+    "load_output_tps": _("Serving benchmark throughput, output tokens"),
 }
 
 UNIT_LABELS = {
@@ -189,7 +193,7 @@ def validation_results() -> tuple[list[Result], str]:
         except (ValueError, OSError) as error:
             logger.warning("validation cases could not be read", exc_info=True)
             raise _Unreadable(str(error)) from error
-        return [_check_safely(case) for case in cases]
+        return kept_results(cases, _check_safely)
 
     try:
         return VALIDATION_RESULTS.get(checked, _fingerprint()), ""

@@ -92,6 +92,18 @@ def estimate_json(page: ModelPage, state: CalculatorState, model_id: str | None)
             "mode": setting.mode.value,
             "vllm_version": vllm_release(state.release).label if setting.engine == "vllm" else None,
         },
+        "accuracy": [
+            {
+                "checks": note.what,
+                "kind": note.band.kind,
+                "engine": note.band.engine,
+                "family": note.band.family or None,
+                "published_runs": note.band.runs,
+                "within_percent": note.percent,
+                "within_tolerance": note.band.within_tolerance,
+            }
+            for note in page.summary.accuracy
+        ],
         "breakdown": {
             "total_bytes": breakdown.total_bytes,
             "host_bytes": breakdown.host_bytes,

@@ -438,10 +438,23 @@ class FaqItemOut(Schema):
     answer: str = Field(..., description="plain text, in English like every label of the API")
 
 
+class AccuracyOut(Schema):
+    checks: str = Field(..., description="which figure: memory, decode (per request), load (under load), finetune")
+    kind: str = Field(..., description="the validation matrix's kind of measurement (GET /validation lists them)")
+    engine: str
+    family: str | None = Field(..., description="architecture family of the rows; null: every family of the engine")
+    published_runs: int
+    within_percent: int = Field(..., description="nine of ten published runs are within ± this percent")
+    within_tolerance: int = Field(..., description="runs within the matrix's own tolerance for the kind")
+
+
 class EstimateOut(Schema):
     model: str | None = Field(..., description="catalog id; null for an inline config")
     parameters: dict[str, Any] = Field(..., description="the calculator state the numbers are for")
     setting: SettingOut
+    accuracy: list[AccuracyOut] = Field(
+        ..., description="how close these figures came to published measurements (the validation matrix)"
+    )
     breakdown: BreakdownOut
     summary: SummaryOut
     gpus: GpusOut

@@ -10,6 +10,7 @@ from typing import Any
 from calculator.estimation import Breakdown, Mode, Workload, budget_bytes
 from calculator.estimation.applicability import choose_mode
 from calculator.estimation.builds import released_precision
+from calculator.page.accuracy import accuracy_notes
 from calculator.page.inputs import PageInputs, precision_label
 from models_catalog.architecture import AttentionKind, ModelSpec
 
@@ -151,6 +152,7 @@ def _summary(work: PageWork) -> Summary:
         fits_one_gpu=largest is not None and work.need <= budget_bytes(largest, work.setting.engine),
         largest_gpu_name=largest.short_name if largest else "",
         smallest_gpu_name=smallest_gpu.short_name if smallest_gpu else "",
+        accuracy=accuracy_notes(work.setting.mode, work.setting.engine, str(work.workload.framework), work.spec),
     )
 
 

@@ -11,6 +11,7 @@ from calculator.page.inputs import Build
 from calculator.state import MAC_MEMORY_GIB, CalculatorState
 from pricing.gpus import GpuSpec
 
+from .accuracy import AccuracyNote
 from .gpus import gpu_index, smallest_single_gpu
 from .setting import PageEstimates
 
@@ -43,6 +44,7 @@ class Summary:
     largest_gpu_name: str
     smallest_gpu_name: str  # the smallest single GPU that holds the need, when one does
     smallest_mode: Mode = Mode.INFERENCE  # a fine-tuning page's smallest is the smallest fine-tuning need
+    accuracy: tuple[AccuracyNote, ...] = ()  # how close these figures came to published measurements
 
 
 @dataclass(frozen=True, slots=True)

@@ -77,3 +77,13 @@ def test_validate_command_prints_the_matrix(capsys):
 
 def test_data_folder_holds_only_case_lists():
     assert all(path.suffix == ".json" for path in DATA_DIR.iterdir())
+
+
+def test_the_kept_predictions_are_those_of_the_current_code_and_data():
+    # calculator/validation/computed.json: what the validation page and the model pages' error bands read
+    from calculator.validation.computed import COMPUTED_FILE, as_document
+
+    kept = json.loads(COMPUTED_FILE.read_text(encoding="utf-8"))["predictions"]
+    fresh = as_document(check(case) for case in CASES)["predictions"]
+    stale = sorted(case_id for case_id in fresh if kept.get(case_id) != fresh[case_id])
+    assert not stale and set(kept) == set(fresh), f"run manage.py validate --write: {stale[:5]}"

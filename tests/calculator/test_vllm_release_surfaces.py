@@ -72,3 +72,28 @@ def test_the_command_line_names_the_release_in_its_start_up_line():
     out = StringIO()
     call_command("estimate", MODEL, "--gpu", "h100-sxm", "--vllm-version", "0.15.1", stdout=out)
     assert "vLLM 0.12–0.16 at start-up (TP 1): KV cache" in out.getvalue()
+
+
+def test_the_summary_and_the_api_state_the_error_bands_of_the_figures_they_show(client, site):
+    from calculator.estimation import Mode
+    from calculator.page.accuracy import accuracy_notes
+    from calculator.validation.bands import band_of, validation_family
+    from calculator.validation.computed import kept_results
+
+    spec = hub_spec(MODEL)
+    assert validation_family(spec) == "dense"
+    notes = accuracy_notes(Mode.INFERENCE, "vllm", "transformers", spec)
+    assert [n.what for n in notes] == ["memory", "decode", "load"]
+    memory = band_of(kept_results(), "engine_kv_cache_gib", "vllm", "dense")
+    assert memory is not None and notes[0].band == memory and memory.runs >= 10
+    page = parse(client.get(f"/en/models/{MODEL}/").content)
+    shown = page.one("p", data_accuracy=True).select("a", data_band="memory")[0]
+    assert shown.attrs["data-band-runs"] == str(memory.runs)
+    assert f"within ±{notes[0].percent} % on {memory.runs} published runs" in shown.text
+    assert shown.attrs["href"] == "/en/validation/#kind-engine_kv_cache_gib"
+    api = json.loads(client.get("/api/v1/estimate", {"model": MODEL}).content)["accuracy"]
+    assert [(a["checks"], a["published_runs"], a["within_percent"]) for a in api] == [
+        (n.what, n.band.runs, n.percent) for n in notes
+    ]
+    qlora = json.loads(client.get("/api/v1/estimate", {"model": MODEL, "mode": "qlora"}).content)["accuracy"]
+    assert [a["checks"] for a in qlora] == ["finetune"]

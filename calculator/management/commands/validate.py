@@ -12,6 +12,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from calculator.validation import Group, Result, kind_shortfalls, run, summary
+from calculator.validation.computed import write
 
 
 def _percent(value: float | None) -> str:
@@ -24,9 +25,15 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--kind", help="only cases of this kind (gguf_size, engine_kv_tokens, …)")
         parser.add_argument("--json", action="store_true", help="print JSON")
+        parser.add_argument(
+            "--write", action="store_true", help="keep the predictions in calculator/validation/computed.json"
+        )
 
     def handle(self, *args: Any, kind: str | None = None, json: bool = False, **options: Any) -> None:
-        results = [r for r in run() if kind is None or r.case.kind == kind]
+        everything = run()
+        if options.get("write"):
+            write(everything)
+        results = [r for r in everything if kind is None or r.case.kind == kind]
         if json:
             self.stdout.write(_dumps(results))
         else:

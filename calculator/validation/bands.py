@@ -1,0 +1,84 @@
+"""Error bands: how close the estimate came to the published measurements of one kind, engine and family, as a
+model page states it beside a figure ("within ±9 % on 24 published runs")."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+
+from models_catalog.architecture import AttentionKind, ModelSpec
+
+from . import Result
+from .computed import kept_results
+
+MIN_RUNS = 3  # fewer rows than this in a family: the band of the kind and engine over all families
+BAND_QUANTILE = 0.9  # the band holds nine rows in ten
+
+
+@dataclass(frozen=True, slots=True)
+class Band:
+    kind: str
+    engine: str
+    family: str  # "" when the band covers every family of the kind and engine
+    runs: int
+    within_percent: float  # nine rows in ten are within ± this
+    within_tolerance: int  # rows within the matrix's own tolerance
+
+
+def validation_family(spec: ModelSpec) -> str:
+    """The matrix's family of a model: "mla-moe", "gpt-oss", "hybrid", "vlm", "moe", "dense-swa", "dense-tied",
+    "dense"."""
+    kinds = {group.kind for group in spec.layer_groups if group.count}
+    if AttentionKind.MLA in kinds and spec.is_moe:
+        return "mla-moe"
+    if spec.model_type == "gpt_oss":
+        return "gpt-oss"
+    if AttentionKind.LINEAR in kinds:
+        return "hybrid"
+    if spec.has_vision:
+        return "vlm"
+    if spec.is_moe:
+        return "moe"
+    if AttentionKind.SLIDING in kinds:
+        return "dense-swa"
+    if spec.tie_word_embeddings:
+        return "dense-tied"
+    return "dense"
+
+
+def _quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    rank = q * (len(ordered) - 1)
+    low = int(rank)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+def band_of(results: Iterable[Result], kind: str, engine: str, family: str) -> Band | None:
+    """The band of ``kind`` for ``engine`` and ``family`` (all families when the family has fewer than
+    ``MIN_RUNS`` rows); None without rows of that kind and engine."""
+    rows = [r for r in results if r.case.kind == kind and r.case.engine == engine and r.error is not None]
+    own = [r for r in rows if r.case.family == family]
+    chosen, shown_family = (own, family) if len(own) >= MIN_RUNS else (rows, "")
+    if not chosen:
+        return None
+    errors = [abs(r.error or 0.0) for r in chosen]
+    return Band(
+        kind=kind,
+        engine=engine,
+        family=shown_family,
+        runs=len(chosen),
+        within_percent=round(_quantile(errors, BAND_QUANTILE) * 100),
+        within_tolerance=sum(r.within for r in chosen),
+    )
+
+
+@cache
+def _results() -> tuple[Result, ...]:
+    return tuple(kept_results())
+
+
+def kept_band(kind: str, engine: str, family: str) -> Band | None:
+    """``band_of`` over the kept predictions (computed.py), read once per process."""
+    return band_of(_results(), kind, engine, family)
