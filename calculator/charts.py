@@ -189,3 +189,48 @@ def _spaced_days(ticks: tuple[tuple[float, str], ...]) -> tuple[tuple[float, str
             continue
         kept.append(tick)
     return tuple(kept)
+
+
+@dataclass(frozen=True, slots=True)
+class CostChart(Frame):
+    """Monthly cost against monthly output volume, both on log scales: the cheapest API and the cheapest rented
+    option, the reader's volume marked."""
+
+    api: str  # polyline points ("" without an API price)
+    rented: str
+    x_ticks: tuple[tuple[float, float], ...]  # (x, output tokens a month)
+    y_ticks: tuple[tuple[float, float, float], ...]  # (y, its label's baseline, USD a month)
+    marker_x: float | None  # the reader's volume
+
+
+def cost_chart(points: Sequence[tuple[float, float | None, float | None]], volume: float) -> CostChart | None:
+    """(volume, API USD, rented USD) per point; None when neither line has two points."""
+    values = [v for _vol, api, rented in points for v in (api, rented) if v]
+    if len(points) < 2 or len(values) < 2:
+        return None
+    low_x, high_x = math.log10(points[0][0]), math.log10(points[-1][0])
+    low_y = math.floor(math.log10(min(values)))
+    high_y = math.ceil(math.log10(max(values)))
+    if high_y == low_y:
+        high_y += 1
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+
+    def x(v: float) -> float:
+        return round(LEFT + plot_w * (math.log10(v) - low_x) / (high_x - low_x), 1)
+
+    def y(v: float) -> float:
+        return round(TOP + plot_h * (1 - (math.log10(v) - low_y) / (high_y - low_y)), 1)
+
+    def line(index: int) -> str:
+        return " ".join(f"{x(p[0])},{y(p[index])}" for p in points if p[index])  # type: ignore[arg-type]
+
+    decades = range(int(low_x), int(high_x) + 1)
+    y_step = max(1, (high_y - low_y) // 5)
+    return CostChart(
+        *FRAME,
+        line(1),
+        line(2),
+        tuple((x(10.0**d), 10.0**d) for d in decades if d % 2 == 0),
+        tuple((y(10.0**d), y(10.0**d) + LABEL_BASELINE, 10.0**d) for d in range(low_y, high_y + 1, y_step)),
+        x(volume) if points[0][0] <= volume <= points[-1][0] else None,
+    )

@@ -154,6 +154,20 @@ ACCURACY_LABELS = {
 }
 
 
+PLAN_LIMITS = {
+    "tpot": _("limited by the time per token"),
+    "ttft": _("limited by the time to first token"),
+    "memory": _("limited by the KV cache"),
+    "sequences": _("limited by the engine's request limit"),
+    "budget": _("limited by the tokens per step"),
+}
+
+
+def plan_limit_label(limit: str) -> str:
+    """What stops a replica from running more requests at once, in words."""
+    return in_words(PLAN_LIMITS, limit)
+
+
 def accuracy_label(what: str) -> str:
     """What an error band on the model page checks: "memory", "speed per request", …"""
     return in_words(ACCURACY_LABELS, what)

@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from calculator import views, views_hardware
+from calculator import views, views_hardware, views_plan
 
 app_name = "calculator"
 
@@ -15,5 +15,6 @@ urlpatterns = [
     path("providers/", views_hardware.provider_index, name="providers"),
     path("providers/<slug:slug>/", views_hardware.provider_detail, name="provider"),
     path("compare/", views_hardware.compare, name="compare"),
+    path("plan/", views_plan.plan_page, name="plan"),
     path("my-machine/", views.remember_rig, name="remember_rig"),
 ]

@@ -89,6 +89,7 @@ def environment(**options) -> Environment:
             "field_label": labels.field_label,
             "mode_label": labels.mode_label,
             "accuracy_label": labels.accuracy_label,
+            "plan_limit_label": labels.plan_limit_label,
             "requests_phrase": labels.requests_phrase,
             "source_detail": labels.source_detail,
             "data_text": labels.data_text,

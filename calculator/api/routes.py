@@ -17,13 +17,24 @@ from calculator.api.catalog import MAX_LIMIT, MAX_QUERY_CHARS, ModelFilters, mod
 from calculator.api.catalog_schemas import ApiPriceOut, GpuOfferOut, GpuOut, ModelListOut, ModelOut, ProviderOut
 from calculator.api.errors import ApiError, bad_parameters, error_response
 from calculator.api.estimate import estimate_json
-from calculator.api.schemas import MAX_JSON_DEPTH, CalculatorQuery, ErrorOut, EstimateOut, EstimateQuery, InlineConfig
+from calculator.api.plan import plan_json
+from calculator.api.schemas import (
+    MAX_JSON_DEPTH,
+    CalculatorQuery,
+    ErrorOut,
+    EstimateOut,
+    EstimateQuery,
+    InlineConfig,
+    PlanQuery,
+)
 from calculator.estimation.builds import released_precision
 from calculator.page import model_page as page_for
 from calculator.page import page_choices
 from calculator.page import sources as page_data
 from calculator.page.basis import page_basis
-from calculator.state import parse_state_strict
+from calculator.page.planner import plan_answer
+from calculator.plan_state import parse_plan
+from calculator.state import CalculatorState, parse_state_strict
 from models_catalog import selectors as catalog
 from models_catalog.hub_ids import InvalidHubId, parse_hub_id
 from models_catalog.models import Model
@@ -122,6 +133,29 @@ def estimate_catalog(request: HttpRequest, query: Query[EstimateQuery]) -> Any:
     if basis.sources is None:
         raise ApiError(422, "unsizable", f"{model.hub_id} cannot be sized: {basis.unsizable}.")
     return _estimate(request, basis.sources, model.hub_id)
+
+
+@api.get(
+    "/plan",
+    response={200: dict[str, Any], **NOT_FOUND, 422: ErrorOut},
+    summary="Plan serving a monthly volume",
+    description="The cheapest ways to serve `out` output tokens a month of a catalog model within typical latency "
+    "targets under steady load: hosted APIs at their per-token prices (cached input at its price), and replicas of "
+    "the instances the model page ranks, each sized for the peak rate with the requests it runs within the targets "
+    "(the same answer as the planner page and `manage.py plan`). 400 with the reason for an unusable parameter.",
+    tags=["plan"],
+)
+def plan(request: HttpRequest, query: Query[PlanQuery]) -> Any:
+    parsed = parse_plan(request.GET)
+    if parsed.unused:
+        raise bad_parameters({u.name: u.reason for u in parsed.unused})
+    model = _catalog_model(query.model, "model")
+    basis = page_basis(model, _today())
+    if basis.sources is None:
+        raise ApiError(422, "unsizable", f"{model.hub_id} cannot be sized: {basis.unsizable}.")
+    state = parsed.state
+    calculator = CalculatorState(engine=state.engine).with_defaults_of(basis.sources.choices)
+    return plan_json(model.hub_id, state, plan_answer(basis.sources.inputs(calculator), state.demand()))
 
 
 def _layers_in(config: dict[str, Any]) -> int:

@@ -479,3 +479,34 @@ class InlineConfig(Schema):
     config: dict[str, Any] = Field(..., description="the model's config.json as published")
     params_total: int | None = Field(None, ge=1, le=MAX_PARAMS)
     params_active: int | None = Field(None, ge=1, le=MAX_PARAMS)
+
+
+# --- plan ---------------------------------------------------------------------------------------------------
+
+
+class PlanQuery(Schema):
+    model: str = Field(..., max_length=200, description="catalog model id, organisation/name (GET /models)")
+    out: _documented({"type": "string"}) = Field(  # type: ignore[valid-type]
+        None, description="output tokens a month: 500M, 1B, 2.5T (decimal K/M/B/T; default 1B)"
+    )
+    ratio: _documented({"type": "number", "minimum": 0, "maximum": 1000}) = Field(  # type: ignore[valid-type]
+        None, description="input tokens per output token (default 3)"
+    )
+    cached: _documented({"type": "integer", "minimum": 0, "maximum": 100}) = Field(  # type: ignore[valid-type]
+        None, description="percent of input served from a prefix cache (default 0)"
+    )
+    olen: _documented({"type": "integer", "minimum": 1, "maximum": 65536}) = Field(  # type: ignore[valid-type]
+        None, description="output tokens per request (default 1000)"
+    )
+    peak: _documented({"type": "number", "minimum": 1, "maximum": 100}) = Field(  # type: ignore[valid-type]
+        None, description="peak over the average rate (default 2)"
+    )
+    ttft: _documented({"type": "number", "minimum": 0.01, "maximum": 600}) = Field(  # type: ignore[valid-type]
+        None, description="typical time to first token under steady load, seconds (default 2)"
+    )
+    tpot: _documented({"type": "integer", "minimum": 1, "maximum": 10000}) = Field(  # type: ignore[valid-type]
+        None, description="typical time per output token, milliseconds (default 50)"
+    )
+    engine: _documented({"type": "string", "enum": ["vllm", "sglang"]}) = Field(  # type: ignore[valid-type]
+        None, description="the engine each rented replica runs (default vllm)"
+    )

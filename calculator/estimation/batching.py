@@ -20,6 +20,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from statistics import mean, median
 
+from .engine_releases import vllm_batch_defaults, vllm_release
+from .overhead import sglang_gpu_defaults
 from .speed import StepModel
 
 DEFAULT_BLOCK_TOKENS = 16  # vLLM's KV-cache block (§3.7); SGLang pages by token
@@ -248,3 +250,18 @@ def simulate(step: StepModel, scheduler: Scheduler, test: LoadTest, max_steps: i
         preemptions=preemptions,
         steps=steps,
     )
+
+
+# SGLang runs at most this many requests at once unless --max-running-requests says otherwise (estimated: its request
+# pool is sized from memory; the benchmarks in the validation matrix stay below it)
+SGLANG_MAX_RUNNING = 1024
+
+
+def engine_scheduler(engine: str, release: str, gpu_total_bytes: int, gpu_name: str, kv_tokens: int) -> Scheduler:
+    """The limits ``engine`` starts with on a GPU of ``gpu_total_bytes``: vLLM's batch defaults of its release
+    line (§4.12), SGLang's chunked-prefill size per GPU memory (§4.2), and the KV cache it sized (capacity.py)."""
+    if engine == "sglang":
+        chunked, _ = sglang_gpu_defaults(gpu_total_bytes / 2**20)
+        return Scheduler(SGLANG_MAX_RUNNING, chunked, kv_tokens, 1)
+    batched, seqs = vllm_batch_defaults(vllm_release(release), gpu_total_bytes, gpu_name)
+    return Scheduler(seqs, batched, kv_tokens)

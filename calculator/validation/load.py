@@ -8,20 +8,16 @@ and ``output`` (tokens per request), ``requests``, ``request_rate`` (None: all a
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from calculator.estimation import Workload
-from calculator.estimation.batching import LoadResult, LoadTest, Scheduler, simulate
+from calculator.estimation.batching import LoadResult, LoadTest, engine_scheduler, simulate
 from calculator.estimation.capacity import EngineSettings, engine_capacity
-from calculator.estimation.engine_releases import vllm_batch_defaults, vllm_release
-from calculator.estimation.overhead import sglang_gpu_defaults
 from calculator.estimation.speed import step_model
 from pricing.gpus import gpu_by_slug
 
 from . import Case, predictor
 from .kv import case_spec
-
-# SGLang runs at most this many requests at once unless --max-running-requests says otherwise (estimated: its
-# request pool is sized from memory; the benchmarks here stay below it)
-SGLANG_MAX_RUNNING = 1024
 
 
 def _key(case: Case) -> tuple[object, ...]:
@@ -68,13 +64,14 @@ def _simulated(key: tuple[object, ...], case: Case) -> LoadResult:
         gpu_name=gpu.name,
     )
     capacity = engine_capacity(spec, gpu.capacity_bytes, settings)
-    if engine == "sglang":
-        chunked, _ = sglang_gpu_defaults(gpu.capacity_bytes / 2**20)
-        scheduler = Scheduler(int(s.get("max_num_seqs", SGLANG_MAX_RUNNING)), chunked, capacity.kv_cache_tokens, 1)
-    else:
-        batched, seqs = vllm_batch_defaults(vllm_release(workload.engine_release), gpu.capacity_bytes, gpu.name)
-        scheduler = Scheduler(
-            int(s.get("max_num_seqs", seqs)), int(s.get("max_num_batched_tokens", batched)), capacity.kv_cache_tokens
+    scheduler = engine_scheduler(
+        engine, workload.engine_release, gpu.capacity_bytes, gpu.name, capacity.kv_cache_tokens
+    )
+    if "max_num_seqs" in s or "max_num_batched_tokens" in s:
+        scheduler = replace(
+            scheduler,
+            max_num_seqs=int(s.get("max_num_seqs", scheduler.max_num_seqs)),
+            max_num_batched_tokens=int(s.get("max_num_batched_tokens", scheduler.max_num_batched_tokens)),
         )
     rate = s.get("request_rate")
     test = LoadTest(

@@ -43,6 +43,7 @@ PAGE_TYPES: dict[str, tuple[str, int]] = {
         200,
     ),
     "import-status": ("/{lang}/models/import/zai-org/GLM-5.3-Flash/", 200),
+    "plan": ("/{lang}/plan/?model=zai-org/GLM-5.3-Flash&out=10B&cached=50", 200),
     "api-docs": ("/api/v1/docs", 200),
     "unknown-model": ("/{lang}/models/acme-labs/Imaginary-7B/", 404),
     "not-found": ("/{lang}/no-such-page/", 404),

@@ -66,6 +66,7 @@ def test_a_failing_predictor_shows_its_reason_and_the_page_still_answers(client,
     def broken(case: Case) -> float:
         raise ZeroDivisionError("no GPU memory figure")
 
+    validation.check(case)  # the predictor modules register themselves on first use: before the patch, not over it
     monkeypatch.setitem(PREDICTORS, case.kind, broken)
     monkeypatch.setattr(computed, "_kept", lambda: {})  # nothing kept: every case is computed for the page
     response = client.get("/en/validation/")

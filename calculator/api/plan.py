@@ -1,0 +1,83 @@
+"""The planner's answer as JSON: the API's ``/plan`` body, and what ``manage.py plan --json`` prints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from calculator.page.planner import PlanAnswer, PlanRow
+from calculator.plan_state import PlanState, plan_query
+
+
+def _row(row: PlanRow) -> dict[str, Any]:
+    served = row.served
+    data: dict[str, Any] = {
+        "kind": row.kind,
+        "monthly_usd": round(served.monthly_usd, 2),
+        "per_million_output_usd": round(served.per_million_output_usd, 4),
+    }
+    if row.hosted is not None:
+        hosted = row.hosted
+        data |= {
+            "provider": hosted.provider,
+            "route": hosted.route,
+            "source_url": hosted.source_url,
+            "captured_on": hosted.captured_on.isoformat() if hosted.captured_on else None,
+            "confidence": hosted.confidence,
+        }
+    if row.offer is not None and served.capacity is not None:
+        ranked, capacity = row.offer.ranked, served.capacity
+        data |= {
+            "provider": ranked.provider_name,
+            "gpu": ranked.gpu_name,
+            "gpu_slug": ranked.offer.gpu_slug,
+            "instance": ranked.offer.instance_name,
+            "instance_gpus": ranked.instance_gpus,
+            "pricing_kind": ranked.offer.pricing_kind,
+            "per_month_per_replica_usd": str(ranked.per_month_usd),
+            "tensor_parallel": row.offer.plan.tensor_parallel,
+            "pipeline_stages": row.offer.plan.pipeline_stages,
+            "replicas": served.replicas,
+            "utilisation": round(served.utilisation, 3),
+            "requests_per_replica": capacity.concurrency,
+            "output_tokens_per_s_per_replica": round(capacity.output_tokens_per_s, 1),
+            "tpot_ms": round(capacity.tpot_s * 1000, 1),
+            "ttft_s": round(capacity.ttft_s, 3),
+            "limit": capacity.limit,
+        }
+    return data
+
+
+def plan_json(model_id: str, state: PlanState, answer: PlanAnswer) -> dict[str, Any]:
+    return {
+        "model": model_id,
+        "parameters": {
+            "out": state.out,
+            "ratio": state.ratio,
+            "cached": state.cached,
+            "olen": state.olen,
+            "peak": state.peak,
+            "ttft": state.ttft,
+            "tpot": state.tpot,
+            "engine": state.engine,
+        },
+        "permalink_query": plan_query(state),
+        "engine": answer.engine,
+        "precision": answer.precision,
+        "replica_need_bytes": answer.need_bytes,
+        "options": [_row(row) for row in answer.rows],
+        "no_replica_meets_targets": list(answer.unmet),
+        "crossovers": [
+            {
+                "output_tokens_per_month": round(c.output_tokens_per_month),
+                "cheaper_below": c.below,
+                "cheaper_above": c.above,
+            }
+            for c in answer.crossovers
+        ],
+        "assumptions": {
+            "latency": "typical (median) time to first token and per output token under steady load",
+            "rented": "replicas sized for the peak rate, each rented all month as sold (730 hours)",
+            "prompt_tokens_per_request": answer.demand.prompt,
+            "output_tokens_per_request": answer.demand.output_tokens,
+        },
+    }

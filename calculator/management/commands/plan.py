@@ -1,0 +1,87 @@
+"""Plan serving a monthly volume: the cheapest ways within latency targets, from hosted APIs and rented GPUs.
+
+manage.py plan zai-org/GLM-5.3-Flash --out 10B --ratio 3 --cached 50 --ttft 2 --tpot 50
+manage.py plan meta-llama/Llama-3.1-8B-Instruct --out 500M --json
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import DatabaseError
+from django.http import QueryDict
+from django.utils import timezone
+
+from calculator.api.plan import plan_json
+from calculator.page.basis import page_basis
+from calculator.page.planner import plan_answer
+from calculator.plan_state import FIELD_NAMES, parse_plan, volume_label
+from calculator.state import CalculatorState
+from models_catalog.models import Model
+
+
+class Command(BaseCommand):
+    help = "The cheapest ways to serve a monthly token volume within latency targets (APIs and rented GPUs)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("model", help="catalog Hub id, e.g. zai-org/GLM-5.3-Flash")
+        parser.add_argument("--out", help="output tokens a month: 500M, 1B, 2.5T (default 1B)")
+        parser.add_argument("--ratio", help="input tokens per output token (default 3)")
+        parser.add_argument("--cached", help="percent of input served from a prefix cache (default 0)")
+        parser.add_argument("--olen", help="output tokens per request (default 1000)")
+        parser.add_argument("--peak", help="peak over the average rate (default 2)")
+        parser.add_argument("--ttft", help="typical time to first token, seconds (default 2)")
+        parser.add_argument("--tpot", help="typical time per output token, milliseconds (default 50)")
+        parser.add_argument("--engine", help="vllm (default) or sglang")
+        parser.add_argument("--json", action="store_true", help="print JSON")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        query = QueryDict(mutable=True)
+        for name in FIELD_NAMES:
+            if options.get(name) is not None:
+                query[name] = str(options[name])
+        parsed = parse_plan(query)
+        if parsed.unused:
+            raise CommandError("; ".join(f"--{u.name} {u.value!r}: {u.reason}" for u in parsed.unused))
+        try:
+            model = Model.objects.filter(hub_id=options["model"]).first()
+        except DatabaseError as error:
+            raise CommandError(f"the catalog cannot be read ({error}); run `make data` first") from None
+        if model is None:
+            raise CommandError(f"{options['model']!r} is not in the catalog (manage.py estimate reads any Hub id)")
+        basis = page_basis(model, timezone.localdate())
+        if basis.sources is None:
+            raise CommandError(f"{model.hub_id} cannot be sized: {basis.unsizable}")
+        state = parsed.state
+        calculator = CalculatorState(engine=state.engine).with_defaults_of(basis.sources.choices)
+        answer = plan_answer(basis.sources.inputs(calculator), state.demand())
+        if options["json"]:
+            self.stdout.write(json.dumps(plan_json(model.hub_id, state, answer), indent=2))
+            return
+        self.stdout.write(
+            f"{model.hub_id}: {volume_label(state.out)} output tokens a month, {state.ratio:g} input per output "
+            f"({state.cached} % cached), peak {state.peak:g}× average; typical TTFT ≤ {state.ttft:g} s, "
+            f"TPOT ≤ {state.tpot} ms ({answer.engine}, {answer.precision})"
+        )
+        for row in answer.rows[:12]:
+            served = row.served
+            head = f"  ${served.monthly_usd:>12,.0f}/month  ${served.per_million_output_usd:>8.2f}/M output  "
+            if row.hosted is not None:
+                self.stdout.write(head + f"API {row.hosted.provider}")
+                continue
+            assert row.offer is not None and served.capacity is not None
+            ranked, capacity = row.offer.ranked, served.capacity
+            self.stdout.write(
+                head + f"{served.replicas} × {ranked.instance_gpus} × {ranked.gpu_name} ({ranked.provider_name}), "
+                f"{capacity.concurrency} requests each at {capacity.tpot_s * 1000:.0f} ms/token, "
+                f"first token {capacity.ttft_s:.2f} s, {served.utilisation:.0%} used, limit {capacity.limit}"
+            )
+        for crossover in answer.crossovers:
+            self.stdout.write(
+                f"  from {volume_label(crossover.output_tokens_per_month)} output tokens a month: "
+                f"{crossover.above} is cheaper than {crossover.below}"
+            )
+        if answer.unmet:
+            self.stdout.write("  no replica within the targets on: " + ", ".join(answer.unmet))

@@ -1,0 +1,169 @@
+"""The planner (calculator/estimation/planner.py, calculator/page/planner.py, docs/methodology.md §5.7): replicas
+for a monthly volume within latency targets against hosted APIs, with the arithmetic written out."""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import date
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from calculator.estimation import Workload
+from calculator.estimation.batching import LoadTest, Scheduler, simulate
+from calculator.estimation.cost import ApiPrice
+from calculator.estimation.planner import (
+    SECONDS_PER_MONTH,
+    Demand,
+    ReplicaCapacity,
+    replica_capacity,
+    served_by_api,
+    served_by_replicas,
+)
+from calculator.estimation.speed import step_model
+from calculator.plan_state import parse_plan, parse_volume, plan_query, volume_label
+from models_catalog import services
+from pricing.api_price_services import api_prices_load
+from pricing.gpus import gpu_by_slug
+from tests.calculator.estimation_specs import hub_spec
+from tests.models_catalog.html import parse
+from tests.support import module_rows
+
+SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
+MODEL = "zai-org/GLM-5.3-Flash"
+TODAY = date(2026, 12, 2)
+
+
+def test_an_api_answer_is_its_prices_times_the_volume():
+    # 1 B output tokens, 3 input each, half of them cached: 1,000 × (2.00 + 3 × (0.5 × 0.60 + 0.5 × 0.15))
+    api = ApiPrice(input_per_million_usd=0.60, output_per_million_usd=2.00, cached_input_per_million_usd=0.15)
+    served = served_by_api(api, Demand(1e9, input_per_output=3, cached_share=0.5), TODAY)
+    assert served.per_million_output_usd == pytest.approx(2.00 + 3 * (0.30 + 0.075))
+    assert served.monthly_usd == pytest.approx(1000 * 3.125)
+
+
+def test_a_rented_answer_sizes_replicas_for_the_peak():
+    # 10 B tokens a month = 3,805.2 tokens/s on average, 7,610.5 at a peak of 2×; 1,000 tokens/s a replica → 8
+    capacity = ReplicaCapacity(concurrency=40, output_tokens_per_s=1000.0, tpot_s=0.04, ttft_s=0.1, limit="tpot")
+    demand = Demand(1e10, peak_factor=2.0)
+    served = served_by_replicas(2000.0, capacity, demand)
+    assert demand.peak_output_tokens_per_s == pytest.approx(1e10 / SECONDS_PER_MONTH * 2)
+    assert served.replicas == math.ceil(1e10 / SECONDS_PER_MONTH * 2 / 1000) == 8
+    assert served.monthly_usd == 16000.0
+    assert served.per_million_output_usd == pytest.approx(16000 / 10_000)
+    assert served.utilisation == pytest.approx(1e10 / SECONDS_PER_MONTH / 8000)
+
+
+def _capacity(tpot_ms: int, ttft_s: float = 2.0) -> ReplicaCapacity | None:
+    spec = hub_spec("meta-llama/Llama-3.1-8B-Instruct")
+    gpu = gpu_by_slug("h100-sxm")
+    assert gpu is not None
+    step = step_model(spec, Workload(precision="bf16", context=4000), gpu)
+    assert step is not None
+    scheduler = Scheduler(max_num_seqs=1024, max_num_batched_tokens=8192, kv_tokens=4_000_000)
+    return replica_capacity(step, scheduler, Demand(1e9, tpot_target_s=tpot_ms / 1000, ttft_target_s=ttft_s))
+
+
+def test_a_tighter_latency_target_runs_fewer_requests_per_replica_and_needs_more_replicas():
+    loose, tight = _capacity(60), _capacity(20)
+    assert loose is not None and tight is not None
+    assert tight.concurrency < loose.concurrency and tight.tpot_s <= 0.020 < loose.tpot_s <= 0.060
+    assert tight.limit == loose.limit == "tpot"
+    demand = Demand(1e11)
+    assert served_by_replicas(1.0, tight, demand).replicas > served_by_replicas(1.0, loose, demand).replicas
+    assert _capacity(1) is None  # one token a millisecond is beyond any replica
+
+
+def test_the_steady_state_agrees_with_the_step_by_step_simulation():
+    # requests arriving at 90 % of the planner's rate for one replica: the simulation keeps up, at about the
+    # planner's time per token
+    spec = hub_spec("meta-llama/Llama-3.1-8B-Instruct")
+    gpu = gpu_by_slug("h100-sxm")
+    assert gpu is not None
+    step = step_model(spec, Workload(precision="bf16", context=2000), gpu)
+    assert step is not None
+    scheduler = Scheduler(max_num_seqs=1024, max_num_batched_tokens=8192, kv_tokens=4_000_000)
+    found = replica_capacity(step, scheduler, Demand(1e9, tpot_target_s=0.04, output_tokens=500))
+    assert found is not None
+    rate = 0.9 * found.output_tokens_per_s / 500
+    run = simulate(step, scheduler, LoadTest(requests=400, prompt_tokens=1500, output_tokens=500, request_rate=rate))
+    assert run.tpot_s.median == pytest.approx(found.tpot_s, rel=0.25)
+    assert run.preemptions == 0 and run.peak_running < 2 * found.concurrency
+
+
+def test_a_prefix_cache_lowers_both_the_api_and_the_replica_costs():
+    api = ApiPrice(0.60, 2.00, 0.15)
+    # short answers to long prompts (3,000 tokens for 100) make the prompts' computation, which a cache hit saves,
+    # count; where reading the cache dominates (long contexts), a hit saves nothing on the replicas
+    cold = Demand(1e9, input_per_output=30, cached_share=0.0, output_tokens=100)
+    warm = Demand(1e9, input_per_output=30, cached_share=0.8, output_tokens=100)
+    assert served_by_api(api, warm, TODAY).monthly_usd < served_by_api(api, cold, TODAY).monthly_usd
+    spec = hub_spec("meta-llama/Llama-3.1-8B-Instruct")
+    gpu = gpu_by_slug("h100-sxm")
+    assert gpu is not None
+    step = step_model(spec, Workload(precision="bf16", context=4000), gpu)
+    assert step is not None
+    scheduler = Scheduler(1024, 8192, 4_000_000)
+    slow, fast = replica_capacity(step, scheduler, cold), replica_capacity(step, scheduler, warm)
+    assert slow is not None and fast is not None and fast.output_tokens_per_s > slow.output_tokens_per_s
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"), [("1B", 1e9), ("250M", 2.5e8), ("2.5T", 2.5e12), ("40000", 4e4), ("1 k", 1e3)]
+)
+def test_volumes_read_as_decimal_token_counts(text, tokens):
+    assert parse_volume(text) == tokens
+    assert parse_volume(volume_label(tokens)) == tokens
+
+
+def test_unusable_planner_values_are_named_and_the_defaults_kept():
+    from django.http import QueryDict
+
+    parsed = parse_plan(QueryDict("out=0&ratio=-1&cached=150&tpot=abc&engine=ollama&ttft=2.5"))
+    assert {u.name for u in parsed.unused} == {"out", "ratio", "cached", "tpot", "engine"}
+    assert parsed.state.out == 1e9 and parsed.state.ttft == 2.5
+    assert plan_query(parsed.state) == "ttft=2.5"
+
+
+def _write_site() -> None:
+    services.model_import_offline(SHIPPED, only=[MODEL, "meta-llama/Llama-3.1-8B-Instruct"])
+    call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
+    api_prices_load()
+
+
+_site_rows = module_rows(_write_site)
+
+
+@pytest.fixture
+def site(_site_rows, db):
+    """Two models, the seed offers and the hosted API prices, written once for the module."""
+
+
+@pytest.mark.django_db
+def test_the_page_the_api_and_the_command_line_give_one_ranked_answer(client, site):
+    query = {"model": MODEL, "out": "10B", "cached": "50"}
+    page = parse(client.get("/en/plan/", query).content)
+    shown = [(row.attrs["data-kind"], float(row.attrs["data-monthly"])) for row in page.select("tr", data_kind=True)]
+    api = json.loads(client.get("/api/v1/plan", query).content)
+    out = StringIO()
+    call_command("plan", MODEL, "--out", "10B", "--cached", "50", "--json", stdout=out)
+    cli = json.loads(out.getvalue())
+    assert api["options"] == cli["options"]
+    assert shown == [(o["kind"], o["monthly_usd"]) for o in api["options"]][: len(shown)]
+    assert [o["monthly_usd"] for o in api["options"]] == sorted(o["monthly_usd"] for o in api["options"])
+    assert {o["kind"] for o in api["options"]} == {"api", "rented"}
+
+
+@pytest.mark.django_db
+def test_bad_planner_input_answers_with_reasons_never_a_500(client, site):
+    response = client.get("/api/v1/plan", {"model": MODEL, "out": "lots", "tpot": "0"})
+    assert response.status_code == 400
+    assert set(json.loads(response.content)["error"]["parameters"]) == {"out", "tpot"}
+    page = client.get("/de/plan/", {"model": MODEL, "out": "lots"})
+    assert page.status_code == 200 and b'data-ignored="out"' in page.content
+    unknown = client.get("/en/plan/", {"model": "nobody/nothing"})
+    assert unknown.status_code == 404 and b"search" in unknown.content
+    assert client.get("/en/plan/", {"model": MODEL, "tpot": "1"}).status_code == 200
