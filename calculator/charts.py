@@ -199,7 +199,7 @@ class CostChart(Frame):
     api: str  # polyline points ("" without an API price)
     rented: str
     x_ticks: tuple[tuple[float, float], ...]  # (x, output tokens a month)
-    y_ticks: tuple[tuple[float, float, float], ...]  # (y, its label's baseline, USD a month)
+    y_ticks: tuple[tuple[float, float, str], ...]  # (y, its label's baseline, "$10K")
     marker_x: float | None  # the reader's volume
 
 
@@ -231,6 +231,14 @@ def cost_chart(points: Sequence[tuple[float, float | None, float | None]], volum
         line(1),
         line(2),
         tuple((x(10.0**d), 10.0**d) for d in decades if d % 2 == 0),
-        tuple((y(10.0**d), y(10.0**d) + LABEL_BASELINE, 10.0**d) for d in range(low_y, high_y + 1, y_step)),
+        tuple((y(10.0**d), y(10.0**d) + LABEL_BASELINE, _usd_label(10.0**d)) for d in range(low_y, high_y + 1, y_step)),
         x(volume) if points[0][0] <= volume <= points[-1][0] else None,
     )
+
+
+def _usd_label(amount: float) -> str:
+    """A power of ten in dollars as an axis label: $0.1, $1, $1K, $10M (the same in every language)."""
+    for suffix, scale in (("B", 1e9), ("M", 1e6), ("K", 1e3)):
+        if amount >= scale:
+            return f"${amount / scale:g}{suffix}"
+    return f"${amount:g}"
