@@ -218,3 +218,25 @@ def test_a_decoding_step_never_reads_the_multi_token_prediction_layers(hub_id):
     stored = speed(spec, workload, gpu, 8)
     skipped = speed(spec, replace(workload, load_mtp_layers=False), gpu, 8)
     assert stored.decode_tokens_per_s_low == skipped.decode_tokens_per_s_low
+
+
+def test_every_chip_in_the_hardware_list_has_a_decode_figure_and_all_but_six_a_prefill_figure():
+    # docs/methodology.md §5.5: the chips left without prefill have neither vendor FLOPs nor a published run
+    from pricing.gpus import load_gpus
+
+    spec = _spec("meta-llama/Llama-3.1-8B-Instruct")
+    without_prefill = []
+    for gpu in load_gpus():
+        engine = "llama.cpp" if gpu.vendor == "Apple" else "vllm"
+        found = speed(spec, Workload(precision="q4_0", engine=engine), gpu, prompt_tokens=512)
+        assert found.decode_per_request, gpu.slug
+        if found.prefill_tokens_per_s is None:
+            without_prefill.append(gpu.slug)
+    assert sorted(without_prefill) == [
+        "a10g",
+        "apple-m5-10c",
+        "h100-nvl",
+        "h200-nvl",
+        "rtx-4060-ti-16gb",
+        "ryzen-ai-max-plus-395",
+    ]

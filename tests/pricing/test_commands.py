@@ -23,7 +23,7 @@ def run(name, *args) -> tuple[str, str]:
 
 def test_load_prices_loads_gpus_and_the_shipped_dated_snapshot():
     out, err = run("load_prices")
-    assert Gpu.objects.count() == 58
+    assert Gpu.objects.count() == 70
     assert Provider.objects.count() == 21
     assert Offer.objects.count() == 289
     assert "21 of 21 providers refreshed" in out and not err

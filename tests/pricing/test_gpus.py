@@ -45,7 +45,7 @@ def test_unknown_slug_returns_none():
 def test_load_gpus_is_cached_and_slugs_are_unique():
     assert load_gpus() is load_gpus()
     slugs = [gpu.slug for gpu in load_gpus()]
-    assert len(slugs) == len(set(slugs)) == 58
+    assert len(slugs) == len(set(slugs)) == 70
 
 
 def _row(**overrides):
