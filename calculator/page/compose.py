@@ -12,6 +12,7 @@ from calculator.estimation.applicability import choose_mode
 from calculator.estimation.builds import released_precision
 from calculator.page.accuracy import accuracy_notes
 from calculator.page.inputs import PageInputs, precision_label
+from calculator.page.planner import faq_plan
 from models_catalog.architecture import AttentionKind, ModelSpec
 
 from .commands import Commands, commands_section
@@ -249,9 +250,11 @@ SECTIONS: tuple[Section, ...] = (
     ),
     Section(
         "faq",
-        lambda w: faq_section(w.inputs.display_name, w.setting, w.needs, w.local, w.released, w.inputs.gpus),
+        lambda w: faq_section(
+            w.inputs.display_name, w.setting, w.needs, w.local, w.released, w.inputs.gpus, faq_plan(w.inputs)
+        ),
         "_faq.html",
-        WORKLOAD_INPUTS | {"macos"},
+        WORKLOAD_INPUTS | {"macos", "ratio", "cached"},
     ),
 )
 # partial template → the inputs its rendering reads, for the sections kept per those inputs

@@ -14,12 +14,14 @@ from typing import NamedTuple
 from django.utils.translation import gettext
 
 from calculator.estimation import Mode, budget_bytes, gpus_needed
-from calculator.formatting import format_day, format_gb, format_money
+from calculator.formatting import format_day, format_gb, format_money, format_number
 from calculator.labels import requests_phrase
+from calculator.plan_state import volume_label
 from calculator.state import tokens_label
 from pricing.gpus import GpuSpec, gpu_by_slug
 
 from .local import Local, MacVerdict
+from .planner import PlanAnswer
 from .setting import Setting
 from .sizes import PrecisionCard
 
@@ -53,6 +55,7 @@ def faq_section(
     local: Local,
     released: PrecisionCard,
     gpus: Sequence[GpuSpec],
+    plan: PlanAnswer | None = None,
 ) -> Faq:
     """The questions in page order; ``needs`` holds the need of every mode and generic precision (the matrix),
     ``released`` inference at the precision the model ships in (which leads where it is not 16-bit), whose cheapest
@@ -173,6 +176,7 @@ def faq_section(
                 )
                 % {"fp16": format_gb(fp16), "int4": format_gb(int4)},
             ),
+            *([_serve_item(name, plan)] if plan is not None else []),
             FaqItem(
                 "engine",
                 gettext("vLLM or llama.cpp?"),
@@ -186,6 +190,52 @@ def faq_section(
         ),
         smallest_mac=smallest_mac,
     )
+
+
+def _serve_item(name: str, plan: PlanAnswer) -> FaqItem:
+    """The planner's answer for a billion output tokens a month, in words."""
+    demand = plan.demand
+    question = gettext("How much does it cost to serve %(name)s at %(volume)s output tokens a month?") % {
+        "name": name,
+        "volume": volume_label(demand.output_tokens_per_month),
+    }
+    setting = gettext(
+        "With %(ratio)s input tokens per output token (%(cached)s %% from a prefix cache), the first token within "
+        "%(ttft)s s and %(tpot)s ms per token:"
+    ) % {
+        "ratio": format_number(demand.input_per_output, 1),
+        "cached": round(demand.cached_share * 100),
+        "ttft": format_number(demand.ttft_target_s, 0),
+        "tpot": round(demand.tpot_target_s * 1000),
+    }
+    parts = [setting]
+    api, rented = plan.best("api"), plan.best("rented")
+    if api is not None and api.hosted is not None:
+        api_cost = gettext("the %(provider)s API costs about %(month)s a month;") % {
+            "provider": api.hosted.provider,
+            "month": format_money(api.served.monthly_usd, 0),
+        }
+        if api.hosted.confidence == "low":  # a price we could not confirm is said to be one
+            api_cost = gettext("the %(provider)s API costs about %(month)s a month (price not confirmed);") % {
+                "provider": api.hosted.provider,
+                "month": format_money(api.served.monthly_usd, 0),
+            }
+        parts.append(api_cost)
+    if rented is not None and rented.offer is not None:
+        parts.append(
+            gettext("%(replicas)s × %(gpus)s × %(gpu)s at %(provider)s about %(month)s a month.")
+            % {
+                "replicas": rented.served.replicas,
+                "gpus": rented.offer.ranked.instance_gpus,
+                "gpu": rented.offer.ranked.gpu_name,
+                "provider": rented.offer.ranked.provider_name,
+                "month": format_money(rented.served.monthly_usd, 0),
+            }
+        )
+    if api is None and rented is None:
+        parts.append(gettext("no API price or rented instance we know of serves it within these targets."))
+    parts.append(gettext("The planner shows every option and where the answer changes with the volume."))
+    return FaqItem("serve", question, " ".join(parts))
 
 
 def _mac_answer(mac: MacVerdict | None) -> str:

@@ -178,3 +178,14 @@ def _crossovers(curve: tuple[CurvePoint, ...]) -> tuple[Crossover, ...]:
             found.append(Crossover(point.output_tokens_per_month, previous[1], cheaper))
         previous = (point, cheaper)
     return tuple(found)
+
+
+# The volume the model page's common question asks about: a billion output tokens a month, the planner's defaults
+FAQ_VOLUME = 1e9
+
+
+def faq_plan(inputs: PageInputs) -> PlanAnswer:
+    """The planner's answer for ``FAQ_VOLUME`` with the page's input mix and cached share (the FAQ's question)."""
+    state = inputs.state
+    demand = Demand(FAQ_VOLUME, input_per_output=state.ratio, cached_share=state.cached / 100)
+    return plan_answer(inputs, demand)

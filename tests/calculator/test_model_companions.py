@@ -37,7 +37,7 @@ def test_faq_page_answers_from_the_estimate_with_faqpage_json_ld(client, seed_si
     data = _json_ld(response.content)
     assert data["@context"] == "https://schema.org" and data["@type"] == "FAQPage"
     questions = data["mainEntity"]
-    assert len(questions) == 8
+    assert len(questions) == 9  # with "how much does it cost to serve it at 1B output tokens a month"
     for question in questions:
         assert question["@type"] == "Question" and question["name"].endswith("?")
         assert question["acceptedAnswer"]["@type"] == "Answer" and question["acceptedAnswer"]["text"]
@@ -49,6 +49,10 @@ def test_faq_page_answers_from_the_estimate_with_faqpage_json_ld(client, seed_si
     assert page.one("dd", data_faq="cheapest").text.startswith(
         "At FP8 as released: 4 × MI300X 192GB at RunPod, for about $9.56 per hour"
     )
+    serve = page.one("dd", data_faq="serve").text
+    api = json.loads(client.get("/api/v1/plan", {"model": "zai-org/GLM-5.3-Flash", "out": "1B"}).content)
+    cheapest_rented = next(o for o in api["options"] if o["kind"] == "rented")
+    assert f"{cheapest_rented['replicas']} × {cheapest_rented['instance_gpus']} × {cheapest_rented['gpu']}" in serve
 
 
 def test_faq_answer_changes_when_prices_change(client, seed_site):

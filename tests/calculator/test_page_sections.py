@@ -96,6 +96,7 @@ def test_the_estimate_json_has_a_member_for_every_section(client, seed_site, hub
         "count",
         "mac",
         "precision",
+        "serve",
         "engine",
     ]
     assert data["commands"]["cloud"].startswith(("vllm serve", "python -m sglang"))
