@@ -22,6 +22,9 @@ from calculator.estimation import (  # noqa: E402
     gpus_needed,
     memo,
 )
+from calculator.estimation.batching import LoadTest, Scheduler, simulate  # noqa: E402
+from calculator.estimation.planner import Demand, replica_capacity  # noqa: E402
+from calculator.estimation.speed import step_model  # noqa: E402
 from models_catalog.architecture import ModelSpec  # noqa: E402
 from models_catalog.specs import spec_from_recorded_folder  # noqa: E402
 from pricing.gpus import load_gpus  # noqa: E402
@@ -89,6 +92,26 @@ def main() -> None:
         f"model page = {len(PRECISIONS)} precisions × {len(Mode)} modes = {len(PRECISIONS) * len(Mode)} estimates, "
         f"each fitted to {len(gpus)} GPU types (Macs are fitted as one machine, not here), "
         "per-spec caches cleared first"
+    )
+    _load_and_planner()
+
+
+def _load_and_planner() -> None:
+    """The serving-load simulation (one published benchmark run) and the planner's replica search."""
+    h100 = next(g for g in load_gpus() if g.slug == "h100-sxm")
+    spec = spec_from_recorded_folder(ROOT / "models_catalog" / "data" / "hub" / "openai/gpt-oss-20b")
+    workload = Workload(precision="mxfp4", context=4200)
+    step = step_model(spec, workload, h100)
+    assert step is not None
+    scheduler = Scheduler(max_num_seqs=1024, max_num_batched_tokens=8192, kv_tokens=2_000_000)
+    burst = LoadTest(requests=1000, prompt_tokens=215, output_tokens=195)
+    long_prompts = LoadTest(requests=100, prompt_tokens=32000, output_tokens=100)
+    t_burst = best_of(3, 1, lambda: simulate(step, scheduler, burst))
+    t_long = best_of(3, 1, lambda: simulate(step, scheduler, long_prompts))
+    t_plan = best_of(5, 50, lambda: replica_capacity(step, scheduler, Demand(1e9)))
+    print(
+        f"\nload simulation, gpt-oss-20b on one H100: 1,000 requests of 215 + 195 tokens {t_burst * 1e3:.0f} ms, "
+        f"100 requests of 32,000 + 100 tokens {t_long * 1e3:.0f} ms; planner replica search {t_plan * 1e6:.0f} µs"
     )
 
 
