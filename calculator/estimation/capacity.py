@@ -15,6 +15,8 @@ from models_catalog.architecture import AttentionKind, LayerGroup, ModelSpec
 from .engine_releases import (
     CUDA_CONTEXT_BYTES,
     CUDAGRAPH_ESTIMATE_BYTES,
+    sglang_mem_fraction,
+    sglang_release,
     spec_moe_workspace_bytes,
     vllm_activation_peak,
     vllm_batch_defaults,
@@ -23,7 +25,6 @@ from .engine_releases import (
 from .engines import ENGINES, EngineProfile, KvDtype, get_engine, get_kv_dtype
 from .kv import VLLM_MAX_NUM_BATCHED_TOKENS, vllm_hybrid_pages
 from .memory import estimate
-from .overhead import _sglang_reserved_mib
 from .workload import GIB, MIB, Workload
 
 VLLM_BLOCK_TOKENS = 16  # CacheConfig default block size (§3.7)
@@ -45,7 +46,7 @@ class EngineSettings:
     precision: str = "fp16"
     kv_dtype: str = "fp16"
     weights_file_bytes: int | None = None  # a real build's weight files, all GPUs together
-    release: str = ""  # vLLM release or line ("0.19.1", "0.20"); empty: the current line (§4.12)
+    release: str = ""  # the engine's release or line: vLLM "0.19.1", SGLang "0.4.10"; empty: the current one (§4.12)
     gpu_name: str = ""  # the GPU's name as CUDA reports it: A100s take vLLM's small batch defaults
     enforce_eager: bool = False  # no CUDA graphs, so no CUDA-graph estimate
 
@@ -260,8 +261,8 @@ def _sglang(
     weights: int,
 ) -> EngineCapacity:
     """SGLang (§4.2): rest = free after weights − total × (1 − mem_fraction_static); tokens = rest // cell_size."""
-    reserved = round(_sglang_reserved_mib(gpu_total / MIB) * MIB)
-    fraction = settings.gpu_memory_utilization or round((gpu_total - reserved) / gpu_total, 3)
+    release = sglang_release(settings.release)
+    fraction = settings.gpu_memory_utilization or sglang_mem_fraction(release, gpu_total / MIB, tp)
     usable = int(gpu_total * fraction)
     non_torch = SGLANG_NON_TORCH_ONE_GPU if tp == 1 else SGLANG_NON_TORCH_PARALLEL
     available = max(0, usable - weights - non_torch)
@@ -282,4 +283,5 @@ def _sglang(
         block_tokens=1,
         num_blocks=tokens,
         page_bytes_per_token=per_token,
+        release=release.label,
     )

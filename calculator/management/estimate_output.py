@@ -228,7 +228,7 @@ def machine_verdict(row: dict[str, Any]) -> str:
 def write_extra(out: OutputWrapper, row: dict[str, Any]) -> None:
     capacity = row.get("engine_capacity")
     if capacity:
-        engine = "SGLang" if capacity["engine"] == "sglang" else capacity.get("release") or "vLLM"
+        engine = capacity.get("release") or ("SGLang" if capacity["engine"] == "sglang" else "vLLM")
         out.write(
             f"        {engine} at start-up (TP {capacity['tensor_parallel']}): KV cache "
             f"{capacity['kv_cache_tokens']:,} tokens, maximum concurrency {capacity['max_concurrency']:,.2f}x "

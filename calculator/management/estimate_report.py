@@ -160,7 +160,7 @@ def capacity_json(request: Request, gpu: GpuSpec, row: dict[str, Any], options: 
         max_num_seqs=options["max_num_seqs"],
         precision=workload.precision,
         kv_dtype=workload.kv_dtype,
-        release=workload.engine_release,
+        release=options.get("sglang_version") or "" if workload.engine == "sglang" else workload.engine_release,
         gpu_name=gpu.name,
     )
     found = engine_capacity(request.spec, gpu.capacity_bytes, settings)

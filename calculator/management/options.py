@@ -35,7 +35,13 @@ from calculator.estimation import (
 )
 from calculator.estimation.applicability import choose_mode
 from calculator.estimation.builds import released_precision
-from calculator.estimation.engine_releases import CURRENT_VLLM, is_vllm_release, vllm_release
+from calculator.estimation.engine_releases import (
+    CURRENT_SGLANG,
+    CURRENT_VLLM,
+    is_sglang_release,
+    is_vllm_release,
+    vllm_release,
+)
 from calculator.labels import MODE_CHANGES
 from calculator.state import parse_tokens
 from models_catalog.architecture import ModelSpec
@@ -288,6 +294,11 @@ def add_workload_arguments(parser: CommandParser) -> None:
         help="the vLLM release the start-up memory is for: 0.7 … " + CURRENT_VLLM.key + " (default: the current one)",
     )
     parser.add_argument(
+        "--sglang-version",
+        default=CURRENT_SGLANG.key,
+        help="the SGLang release whose memory defaults the engine capacity follows: 0.4.0 … (default: the current one)",
+    )
+    parser.add_argument(
         "--framework",
         default="transformers",
         help="fine-tuning framework: " + " | ".join(FRAMEWORKS_KEYS) + " (default transformers: Hugging Face + PEFT)",
@@ -329,6 +340,9 @@ def read_request(options: dict[str, Any], **workload_fields: Any) -> Request:
     version = str(options.get("vllm_version") or CURRENT_VLLM.key)
     if not is_vllm_release(version):
         raise usage_error("--vllm-version", f"expected a vLLM release from 0.7 on, got {version!r}")
+    sglang = str(options.get("sglang_version") or CURRENT_SGLANG.key)
+    if not is_sglang_release(sglang):
+        raise usage_error("--sglang-version", f"expected an SGLang release from 0.4 on, got {sglang!r}")
     framework = str(options.get("framework") or "transformers").strip().lower()
     if framework not in FRAMEWORKS_KEYS:
         raise usage_error("--framework", f"expected one of {', '.join(FRAMEWORKS_KEYS)}, got {framework!r}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from calculator.estimation import GIB
 from calculator.estimation.capacity import EngineSettings, engine_capacity, kv_tokens_from_memory
+from calculator.estimation.engine_releases import sglang_mem_fraction, sglang_release
 
 from . import Case, predictor
 from .kv import case_spec
@@ -61,3 +62,11 @@ def engine_activation_gib(case: Case) -> float:
 @predictor("engine_max_concurrency")
 def engine_max_concurrency(case: Case) -> float:
     return _tokens_and_concurrency(case)[1]
+
+
+@predictor("engine_mem_fraction")
+def engine_mem_fraction(case: Case) -> float:
+    """SGLang's default `mem_fraction_static` for the GPU (``gpu_mem_mib`` as nvidia-smi reports it) and release."""
+    s = case.settings
+    release = sglang_release(str(s.get("release", "")))
+    return sglang_mem_fraction(release, float(s["gpu_mem_mib"]), int(s.get("tensor_parallel", 1)))

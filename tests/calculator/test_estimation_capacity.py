@@ -115,3 +115,30 @@ def test_an_a100_takes_the_small_batch_defaults_from_09_on_and_b200_the_large_se
     assert vllm_batch_defaults(VLLM_RELEASES["0.20"], 178 * GIB, "NVIDIA B200") == (8192, 1024)
     assert vllm_batch_defaults(VLLM_RELEASES["0.34"], 178 * GIB, "NVIDIA B200") == (16384, 1024)
     assert vllm_batch_defaults(VLLM_RELEASES["0.34"], 23 * GIB, "RTX 4090") == (2048, 256)
+
+
+def test_sglang_mem_fraction_defaults_follow_each_release_line():
+    # docs/methodology.md §4.12: read in the wheels of each release; an H100 80GB reports 81,559 MiB to nvidia-smi
+    from calculator.estimation.engine_releases import SGLANG_RELEASES, sglang_mem_fraction, sglang_release
+
+    h100, h200 = 81559, 143771
+    assert [sglang_mem_fraction(SGLANG_RELEASES["0.4.0"], h100, tp) for tp in (1, 2, 4, 8)] == [0.88, 0.87, 0.85, 0.81]
+    assert round(sglang_mem_fraction(SGLANG_RELEASES["0.4.6"], h200), 3) == 0.872
+    assert [sglang_mem_fraction(SGLANG_RELEASES["0.4.8"], h100, tp) for tp in (1, 8)] == [0.874, 0.831]
+    assert [sglang_mem_fraction(SGLANG_RELEASES["0.5.3"], h100, tp) for tp in (1, 2, 4, 8)] == [
+        0.835,
+        0.834,
+        0.824,
+        0.818,
+    ]
+    assert sglang_release("0.4.10.post2").key == "0.4.8"
+    assert sglang_release("v0.5.23").key == sglang_release("").key == "0.5.3"
+
+
+def test_an_older_sglang_keeps_a_larger_pool_on_an_h100():
+    spec = hub_spec("Qwen/Qwen3-32B")
+    base = EngineSettings(engine="sglang", tensor_parallel=2, max_model_len=8192, precision="bf16", kv_dtype="bf16")
+    current = engine_capacity(spec, H100_TOTAL, base)
+    older = engine_capacity(spec, H100_TOTAL, replace(base, release="0.4.9"))
+    assert older.kv_cache_tokens > current.kv_cache_tokens
+    assert (current.release, older.release) == ("SGLang 0.5.3 and later", "SGLang 0.4.8–0.5.2")
