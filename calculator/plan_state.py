@@ -13,6 +13,7 @@ from django.http import QueryDict
 from django.utils.translation import gettext as _
 
 from calculator.estimation.planner import Demand
+from calculator.formatting import format_number
 
 MAX_VALUE_CHARS = 32
 _VOLUME = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMbBtT]?)\s*$")
@@ -72,6 +73,21 @@ def volume_label(tokens: float) -> str:
         if tokens >= scale:
             return f"{tokens / scale:g}{suffix}"
     return f"{tokens:g}"
+
+
+def volume_words(tokens: float) -> str:
+    """A volume as the reader's language abbreviates it: 1e9 → '1B' (en) / '1 Mrd.' (de), 2.5e11 → '250B' /
+    '250 Mrd.' (the query string keeps ``volume_label``'s spelling)."""
+    for template, scale in (
+        (_("%(n)sT"), 1e12),
+        (_("%(n)sB"), 1e9),
+        (_("%(n)sM"), 1e6),
+        (_("%(n)sK"), 1e3),
+    ):
+        if tokens >= scale:
+            value = tokens / scale
+            return template % {"n": format_number(value, 0 if value >= 10 or value == int(value) else 1)}
+    return format_number(tokens)
 
 
 Parser = Callable[[str], tuple[Any, str | None]]

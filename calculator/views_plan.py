@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET
 from calculator.charts import cost_chart
 from calculator.page.basis import page_basis
 from calculator.page.planner import plan_answer
-from calculator.plan_state import parse_plan, plan_query, volume_label
+from calculator.plan_state import parse_plan, plan_query, volume_label, volume_words
 from calculator.state import CalculatorState
 from calculator.validation.bands import kept_band, validation_family
 from models_catalog import selectors as catalog
@@ -33,6 +33,7 @@ def plan_page(request: HttpRequest) -> HttpResponse:
         "model": model,
         "models": Model.objects.order_by("hub_id").values_list("hub_id", flat=True),
         "volume_label": volume_label,
+        "volume_words": volume_words,
         "answer": None,
         "problem": "",
     }

@@ -16,7 +16,7 @@ from django.utils.translation import gettext
 from calculator.estimation import Mode, budget_bytes, gpus_needed
 from calculator.formatting import format_day, format_gb, format_money, format_number
 from calculator.labels import requests_phrase
-from calculator.plan_state import volume_label
+from calculator.plan_state import volume_words
 from calculator.state import tokens_label
 from pricing.gpus import GpuSpec, gpu_by_slug
 
@@ -197,7 +197,7 @@ def _serve_item(name: str, plan: PlanAnswer) -> FaqItem:
     demand = plan.demand
     question = gettext("How much does it cost to serve %(name)s at %(volume)s output tokens a month?") % {
         "name": name,
-        "volume": volume_label(demand.output_tokens_per_month),
+        "volume": volume_words(demand.output_tokens_per_month),
     }
     setting = gettext(
         "With %(ratio)s input tokens per output token (%(cached)s %% from a prefix cache), the first token within "

@@ -167,3 +167,18 @@ def test_bad_planner_input_answers_with_reasons_never_a_500(client, site):
     unknown = client.get("/en/plan/", {"model": "nobody/nothing"})
     assert unknown.status_code == 404 and b"search" in unknown.content
     assert client.get("/en/plan/", {"model": MODEL, "tpot": "1"}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("tokens", "english", "german"),
+    [(1e9, "1B", "1 Mrd."), (2.5e9, "2.5B", "2,5 Mrd."), (3e5, "300K", "300 Tsd."), (1e12, "1T", "1 Bio.")],
+)
+def test_volumes_read_in_the_readers_language(tokens, english, german):
+    from django.utils import translation
+
+    from calculator.plan_state import volume_words
+
+    with translation.override("en"):
+        assert volume_words(tokens) == english
+    with translation.override("de"):
+        assert volume_words(tokens) == german
