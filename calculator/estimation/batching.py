@@ -20,9 +20,12 @@ from collections import deque
 from dataclasses import dataclass, field
 from statistics import mean, median
 
-from .engine_releases import vllm_batch_defaults, vllm_release
-from .overhead import sglang_gpu_defaults
+from models_catalog.architecture import ModelSpec
+
+from .capacity import EngineSettings, engine_capacity
+from .engine_releases import sglang_gpu_defaults, vllm_batch_defaults, vllm_release
 from .speed import StepModel
+from .workload import Workload
 
 DEFAULT_BLOCK_TOKENS = 16  # vLLM's KV-cache block (§3.7); SGLang pages by token
 
@@ -97,7 +100,8 @@ class _Request:
         return max(0, self.target - self.computed)
 
 
-def _percentile(values: list[float], q: float) -> float:
+def percentile(values: list[float], q: float) -> float:
+    """The ``q`` quantile (0–1) by linear interpolation between the closest ranks; 0 for no values."""
     ordered = sorted(values)
     if not ordered:
         return 0.0
@@ -110,7 +114,7 @@ def _percentile(values: list[float], q: float) -> float:
 def _latency(values: list[float]) -> Latency:
     if not values:
         return Latency(0.0, 0.0, 0.0)
-    return Latency(mean(values), median(values), _percentile(values, 0.99))
+    return Latency(mean(values), median(values), percentile(values, 0.99))
 
 
 def _arrivals(test: LoadTest) -> list[float]:
@@ -257,11 +261,25 @@ def simulate(step: StepModel, scheduler: Scheduler, test: LoadTest, max_steps: i
 SGLANG_MAX_RUNNING = 1024
 
 
-def engine_scheduler(engine: str, release: str, gpu_total_bytes: int, gpu_name: str, kv_tokens: int) -> Scheduler:
-    """The limits ``engine`` starts with on a GPU of ``gpu_total_bytes``: vLLM's batch defaults of its release
-    line (§4.12), SGLang's chunked-prefill size per GPU memory (§4.2), and the KV cache it sized (capacity.py)."""
+def engine_scheduler(
+    spec: ModelSpec, workload: Workload, gpu_total_bytes: int, gpu_name: str, gpus: int, max_model_len: int
+) -> Scheduler:
+    """The limits ``workload.engine`` starts with on ``gpus`` GPUs of ``gpu_total_bytes``: vLLM's batch defaults of
+    its release line (§4.12), SGLang's chunked-prefill size per GPU memory (§4.2), and the KV cache it sizes at
+    start-up for ``max_model_len`` (capacity.py)."""
+    engine = workload.engine
+    settings = EngineSettings(
+        engine=engine,
+        tensor_parallel=gpus,
+        max_model_len=max_model_len,
+        precision=workload.precision,
+        kv_dtype=workload.kv_dtype,
+        release=workload.engine_release,
+        gpu_name=gpu_name,
+    )
+    kv_tokens = engine_capacity(spec, gpu_total_bytes, settings).kv_cache_tokens
     if engine == "sglang":
         chunked, _ = sglang_gpu_defaults(gpu_total_bytes / 2**20)
         return Scheduler(SGLANG_MAX_RUNNING, chunked, kv_tokens, 1)
-    batched, seqs = vllm_batch_defaults(vllm_release(release), gpu_total_bytes, gpu_name)
+    batched, seqs = vllm_batch_defaults(vllm_release(workload.engine_release), gpu_total_bytes, gpu_name)
     return Scheduler(seqs, batched, kv_tokens)

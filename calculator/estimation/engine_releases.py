@@ -10,7 +10,7 @@ current line is the default, the others recompute what an older installation rep
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from models_catalog.architecture import ModelSpec
 
@@ -54,141 +54,98 @@ CUDAGRAPH_ESTIMATE_BYTES = round(1.04 * GIB)
 
 _SOURCE_FILES = "vllm/v1/worker/gpu_worker.py determine_available_memory; vllm/engine/arg_utils.py batch defaults"
 
-VLLM_RELEASES: Mapping[str, VllmRelease] = {
-    r.key: r
-    for r in (
-        VllmRelease(
-            key="0.34",
-            label="vLLM 0.34",
-            released="2026-11",
-            utilization=0.92,
-            sampler_buffers=3.8,
-            non_torch_one_gpu=_NON_TORCH_FROM_0_18[0],
-            non_torch_parallel=_NON_TORCH_FROM_0_18[1],
-            subtracts_cudagraph_estimate=True,
-            a100_small_batches=True,
-            large_gpu_server_tokens=True,
-            counts_cuda_context=False,
-            hidden_states_kept=True,
-            moe_workspace_kept=True,
-            sources=(
-                "§4.12",
-                "vllm 0.34.0 vllm/utils/mem_utils.py memory_profiling (consumed memory from mem_get_info)",
-                "vllm 0.34.0 vllm/engine/arg_utils.py: ≥ 160 GiB tier",
-            ),
-        ),
-        VllmRelease(
-            key="0.20",
-            label="vLLM 0.20–0.25",
-            released="2026-04",
-            utilization=0.92,
-            sampler_buffers=3.8,
-            non_torch_one_gpu=_NON_TORCH_FROM_0_18[0],
-            non_torch_parallel=_NON_TORCH_FROM_0_18[1],
-            subtracts_cudagraph_estimate=True,
-            a100_small_batches=True,
-            large_gpu_server_tokens=False,
-            counts_cuda_context=False,
-            hidden_states_kept=True,
-            moe_workspace_kept=True,
-            sources=("§4.12", "vllm 0.20.0 vllm/envs.py VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS = 1", _SOURCE_FILES),
-        ),
-        VllmRelease(
-            key="0.18",
-            label="vLLM 0.18–0.19",
-            released="2026-03",
-            utilization=0.9,
-            sampler_buffers=3.8,
-            non_torch_one_gpu=_NON_TORCH_FROM_0_18[0],
-            non_torch_parallel=_NON_TORCH_FROM_0_18[1],
-            subtracts_cudagraph_estimate=False,
-            a100_small_batches=True,
-            large_gpu_server_tokens=False,
-            counts_cuda_context=False,
-            hidden_states_kept=True,
-            moe_workspace_kept=True,
-            sources=("§4.12", "vllm 0.18.0 profile_cudagraph_memory, estimate logged not subtracted", _SOURCE_FILES),
-        ),
-        VllmRelease(
-            key="0.17",
-            label="vLLM 0.17",
-            released="2026-02",
-            utilization=0.9,
-            sampler_buffers=3.8,
-            non_torch_one_gpu=_NON_TORCH_BEFORE_0_18[0],
-            non_torch_parallel=_NON_TORCH_BEFORE_0_18[1],
-            subtracts_cudagraph_estimate=False,
-            a100_small_batches=True,
-            large_gpu_server_tokens=False,
-            counts_cuda_context=False,
-            hidden_states_kept=True,
-            moe_workspace_kept=False,
-            sources=("§4.12", "vllm PR #33538: Triton top-k/top-p sampler kernels", _SOURCE_FILES),
-        ),
-        VllmRelease(
-            key="0.12",
-            label="vLLM 0.12–0.16",
-            released="2025-12",
-            utilization=0.9,
-            sampler_buffers=9.7,
-            non_torch_one_gpu=_NON_TORCH_BEFORE_0_18[0],
-            non_torch_parallel=_NON_TORCH_BEFORE_0_18[1],
-            subtracts_cudagraph_estimate=False,
-            a100_small_batches=True,
-            large_gpu_server_tokens=False,
-            counts_cuda_context=False,
-            hidden_states_kept=True,
-            moe_workspace_kept=False,
-            sources=("§4.12", "vllm 0.12.0 FlashInfer sampler opt-in only: PyTorch sort path", _SOURCE_FILES),
-        ),
-        VllmRelease(
-            key="0.9",
-            label="vLLM 0.9–0.11",
-            released="2025-06",
-            utilization=0.9,
-            # PyTorch's sort path, as a pip installation runs it: the wheels did not bring FlashInfer before 0.12
-            sampler_buffers=9.7,
-            non_torch_one_gpu=_NON_TORCH_BEFORE_0_18[0],
-            non_torch_parallel=_NON_TORCH_BEFORE_0_18[1],
-            subtracts_cudagraph_estimate=False,
-            a100_small_batches=True,
-            large_gpu_server_tokens=False,
-            counts_cuda_context=False,
-            hidden_states_kept=False,
-            moe_workspace_kept=False,
-            sources=("§4.12", "vllm 0.9.2 vllm/utils/__init__.py memory_profiling", "vllm PR #17885: A100 defaults"),
-        ),
-        VllmRelease(
-            key="0.8",
-            label="vLLM 0.7–0.8",
-            released="2025-02",
-            utilization=0.9,
-            sampler_buffers=9.7,
-            non_torch_one_gpu=_NON_TORCH_BEFORE_0_18[0],
-            non_torch_parallel=_NON_TORCH_BEFORE_0_18[1],
-            subtracts_cudagraph_estimate=False,
-            a100_small_batches=False,
-            large_gpu_server_tokens=False,
-            counts_cuda_context=True,
-            hidden_states_kept=False,
-            moe_workspace_kept=False,
-            sources=("§4.12", "vllm 0.8.5 vllm/v1/worker/gpu_worker.py: total × utilization − absolute peak"),
-        ),
-    )
-}
-CURRENT_VLLM = VLLM_RELEASES["0.34"]
+# Each line is the one before it with what changed (the oldest first, so a line reads as its differences).
+_V0_8 = VllmRelease(
+    key="0.8",
+    label="vLLM 0.7–0.8",
+    released="2025-02",
+    utilization=0.9,
+    sampler_buffers=9.7,
+    non_torch_one_gpu=_NON_TORCH_BEFORE_0_18[0],
+    non_torch_parallel=_NON_TORCH_BEFORE_0_18[1],
+    subtracts_cudagraph_estimate=False,
+    a100_small_batches=False,
+    large_gpu_server_tokens=False,
+    counts_cuda_context=True,
+    hidden_states_kept=False,
+    moe_workspace_kept=False,
+    sources=("§4.12", "vllm 0.8.5 vllm/v1/worker/gpu_worker.py: total × utilization − absolute peak"),
+)
+# PyTorch's sort path, as a pip installation runs it: the wheels did not bring FlashInfer before 0.12
+_V0_9 = replace(
+    _V0_8,
+    key="0.9",
+    label="vLLM 0.9–0.11",
+    released="2025-06",
+    a100_small_batches=True,
+    counts_cuda_context=False,
+    sources=("§4.12", "vllm 0.9.2 vllm/utils/__init__.py memory_profiling", "vllm PR #17885: A100 defaults"),
+)
+_V0_12 = replace(
+    _V0_9,
+    key="0.12",
+    label="vLLM 0.12–0.16",
+    released="2025-12",
+    hidden_states_kept=True,
+    sources=("§4.12", "vllm 0.12.0 FlashInfer sampler opt-in only: PyTorch sort path", _SOURCE_FILES),
+)
+_V0_17 = replace(
+    _V0_12,
+    key="0.17",
+    label="vLLM 0.17",
+    released="2026-02",
+    sampler_buffers=3.8,
+    sources=("§4.12", "vllm PR #33538: Triton top-k/top-p sampler kernels", _SOURCE_FILES),
+)
+_V0_18 = replace(
+    _V0_17,
+    key="0.18",
+    label="vLLM 0.18–0.19",
+    released="2026-03",
+    non_torch_one_gpu=_NON_TORCH_FROM_0_18[0],
+    non_torch_parallel=_NON_TORCH_FROM_0_18[1],
+    moe_workspace_kept=True,
+    sources=("§4.12", "vllm 0.18.0 profile_cudagraph_memory, estimate logged not subtracted", _SOURCE_FILES),
+)
+_V0_20 = replace(
+    _V0_18,
+    key="0.20",
+    label="vLLM 0.20–0.25",
+    released="2026-04",
+    utilization=0.92,
+    subtracts_cudagraph_estimate=True,
+    sources=("§4.12", "vllm 0.20.0 vllm/envs.py VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS = 1", _SOURCE_FILES),
+)
+_V0_34 = replace(
+    _V0_20,
+    key="0.34",
+    label="vLLM 0.34",
+    released="2026-11",
+    large_gpu_server_tokens=True,
+    sources=(
+        "§4.12",
+        "vllm 0.34.0 vllm/utils/mem_utils.py memory_profiling (consumed memory from mem_get_info)",
+        "vllm 0.34.0 vllm/engine/arg_utils.py: ≥ 160 GiB tier",
+    ),
+)
+VLLM_RELEASES: Mapping[str, VllmRelease] = {r.key: r for r in (_V0_34, _V0_20, _V0_18, _V0_17, _V0_12, _V0_9, _V0_8)}
+CURRENT_VLLM = _V0_34
 
 
-def _parse(key: str) -> tuple[int, int] | None:
-    parts = key.strip().lower().removeprefix("v").split(".")
-    try:
-        return int(parts[0]), int(parts[1]) if len(parts) > 1 else 0
-    except ValueError:
-        return None
+def _version_of(key: str, parts: int = 2) -> tuple[int, ...] | None:
+    """'v0.19.1' → (0, 19) (or (0, 19, 1) for ``parts`` 3); a suffix such as '.post2' reads as its digits; None
+    when the first part is not a number."""
+    numbers: list[int] = []
+    for part in key.strip().lower().removeprefix("v").split(".")[:parts]:
+        digits = "".join(ch for ch in part if ch in "0123456789")
+        if not digits:
+            return None if not numbers else (*numbers, *[0] * (parts - len(numbers)))
+        numbers.append(int(digits))
+    return (*numbers, *[0] * (parts - len(numbers)))
 
 
-def _version(release: VllmRelease) -> tuple[int, int]:
-    found = _parse(release.key)
+def _version(release: VllmRelease) -> tuple[int, ...]:
+    found = _version_of(release.key)
     assert found is not None
     return found
 
@@ -196,10 +153,15 @@ def _version(release: VllmRelease) -> tuple[int, int]:
 def vllm_release(key: str | None) -> VllmRelease:
     """The release line ``key`` names ("0.20", "0.20.1", "v0.19.0" and "0.19" all find theirs; a release newer
     than the current line takes the current line); the current line when ``key`` is empty or not a release."""
-    wanted = _parse(key) if key else None
+    if not key:
+        return CURRENT_VLLM
+    known = VLLM_RELEASES.get(key)  # a line's own key: what a workload holds, read on every estimate
+    if known is not None:
+        return known
+    wanted = _version_of(key)
     if wanted is None or wanted < (0, 7):
         return CURRENT_VLLM
-    best = VLLM_RELEASES["0.8"]
+    best = _V0_8
     for release in sorted(VLLM_RELEASES.values(), key=_version):
         if _version(release) <= wanted:
             best = release
@@ -208,7 +170,7 @@ def vllm_release(key: str | None) -> VllmRelease:
 
 def is_vllm_release(key: str) -> bool:
     """Whether ``key`` names a V1-engine release (0.7 or later), which a line covers."""
-    wanted = _parse(key)
+    wanted = _version_of(key)
     return wanted is not None and wanted >= (0, 7)
 
 
@@ -302,31 +264,21 @@ SGLANG_RELEASES: Mapping[str, SglangRelease] = {
 CURRENT_SGLANG = SGLANG_RELEASES["0.5.3"]
 
 
-def _parse_three(key: str) -> tuple[int, int, int] | None:
-    parts = key.strip().lower().removeprefix("v").split(".")
-    try:
-        numbers = [int("".join(ch for ch in part if ch.isdigit()) or "0") for part in parts[:3]]
-    except ValueError:
-        return None
-    padded = [*numbers, 0, 0, 0]
-    return padded[0], padded[1], padded[2]
-
-
 def sglang_release(key: str | None) -> SglangRelease:
     """The SGLang line that covers release ``key`` ("0.4.10.post2", "v0.5.1"); the current line for an empty,
     unreadable or newer key, and for releases before 0.4."""
-    wanted = _parse_three(key) if key else None
+    wanted = _version_of(key, 3) if key else None
     if wanted is None or wanted < (0, 4, 0):
         return CURRENT_SGLANG
-    for release in sorted(SGLANG_RELEASES.values(), key=lambda r: _parse_three(r.key) or (0, 0, 0), reverse=True):
-        if (_parse_three(release.key) or (0, 0, 0)) <= wanted:
+    for release in sorted(SGLANG_RELEASES.values(), key=lambda r: _version_of(r.key, 3) or (0, 0, 0), reverse=True):
+        if (_version_of(release.key, 3) or (0, 0, 0)) <= wanted:
             return release
     return CURRENT_SGLANG
 
 
 def is_sglang_release(key: str) -> bool:
     """Whether ``key`` reads as an SGLang release from 0.4 on."""
-    wanted = _parse_three(key)
+    wanted = _version_of(key, 3)
     return wanted is not None and wanted >= (0, 4, 0)
 
 
@@ -364,18 +316,27 @@ def sglang_mem_fraction(release: SglangRelease, gpu_mem_mib: float, tp: int = 1,
         else:
             reserved = 32 * gib
         return round((gpu_mem_mib - reserved) / gpu_mem_mib, 3)
-    # derived (0.5.3 on): 512 MiB + 1.5 × chunked prefill + 2 × CUDA-graph batch + TP × PP / 8 GiB, ≥ 10 GiB > 60 GiB
-    if gpu_mem_mib < 20 * gib:
-        chunked, graph_bs = 2048, 8
-    elif gpu_mem_mib < 35 * gib:
-        chunked, graph_bs = 2048, 16 if tp < 4 else 80
-    elif gpu_mem_mib < 60 * gib:
-        chunked, graph_bs = 4096, 32 if tp < 4 else 160
-    elif gpu_mem_mib < 160 * gib:
-        chunked, graph_bs = 8192, 256 if tp < 4 else 512
-    else:
-        chunked, graph_bs = 16384, 512
-    reserved = 512 + 1.5 * max(chunked, 2048) + 2 * graph_bs + parallel / 8 * gib
-    if gpu_mem_mib > 60 * gib:
-        reserved = max(reserved, 10 * gib)
-    return round((gpu_mem_mib - reserved) / gpu_mem_mib, 3)
+    return round((gpu_mem_mib - sglang_reserved_mib(gpu_mem_mib, tp, pp)) / gpu_mem_mib, 3)
+
+
+def sglang_gpu_defaults(gpu_mem_mib: float, tp: int = 1) -> tuple[int, int]:
+    """(chunked_prefill_size, cuda_graph_max_bs) SGLang takes on a GPU of ``gpu_mem_mib`` (0.5.5 on; §4.2)."""
+    if gpu_mem_mib < 20 * 1024:
+        return 2048, 8
+    if gpu_mem_mib < 35 * 1024:
+        return 2048, 24 if tp < 4 else 80
+    if gpu_mem_mib < 60 * 1024:
+        return 4096, 32 if tp < 4 else 160
+    if gpu_mem_mib < 160 * 1024:
+        return 8192, 256 if tp < 4 else 512
+    return 16384, 512
+
+
+def sglang_reserved_mib(gpu_mem_mib: float, tp: int = 1, pp: int = 1) -> float:
+    """The memory SGLang 0.5.3 on leaves outside its static pool: 512 MiB + 1.5 × chunked prefill + 2 × the
+    CUDA-graph batch + TP × PP ÷ 8 GiB, at least 10 GiB on GPUs over 60 GiB (§4.2)."""
+    chunked, graph_bs = sglang_gpu_defaults(gpu_mem_mib, tp)
+    reserved = 512 + 1.5 * max(chunked, 2048) + 2 * graph_bs + max(1, tp) * max(1, pp) / 8 * 1024
+    if gpu_mem_mib > 60 * 1024:
+        reserved = max(reserved, 10 * 1024)
+    return reserved

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from .engine_releases import (
     CUDAGRAPH_ESTIMATE_BYTES,
     VllmRelease,
+    sglang_reserved_mib,
     spec_moe_workspace_bytes,
     vllm_activation_peak,
     vllm_release,
@@ -166,23 +167,6 @@ def _cells_total(context: int, concurrency: int) -> int:
     return -(-n_ctx // 256) * 256
 
 
-def sglang_gpu_defaults(gpu_mem_mib: float) -> tuple[int, int]:
-    """(chunked_prefill_size, cuda_graph_max_bs) SGLang takes on a GPU of ``gpu_mem_mib`` (tp < 4; §4.2)."""
-    if gpu_mem_mib < 20 * 1024:
-        return 2048, 8
-    if gpu_mem_mib < 35 * 1024:
-        return 2048, 24
-    if gpu_mem_mib < 60 * 1024:
-        return 4096, 32
-    if gpu_mem_mib < 160 * 1024:
-        return 8192, 256
-    return 16384, 512
-
-
 def _sglang_reserved_mib(gpu_mem_mib: float) -> float:
-    """SGLang's default reserved memory for a GPU of ``gpu_mem_mib`` (tp < 4; §4.2)."""
-    chunked, graph_bs = sglang_gpu_defaults(gpu_mem_mib)
-    reserved = 512 + 1.5 * max(chunked, 2048) + 2 * graph_bs + 1024 / 8
-    if gpu_mem_mib > 60 * 1024:
-        reserved = max(reserved, 10 * 1024)
-    return reserved
+    """SGLang's default reserved memory for a GPU of ``gpu_mem_mib`` (one GPU; §4.2)."""
+    return sglang_reserved_mib(gpu_mem_mib)

@@ -12,7 +12,6 @@ from dataclasses import dataclass, replace
 from calculator.estimation import Workload, estimate
 from calculator.estimation.batching import engine_scheduler
 from calculator.estimation.builds import released_precision
-from calculator.estimation.capacity import EngineSettings, engine_capacity
 from calculator.estimation.planner import (
     SECONDS_PER_MONTH,
     Demand,
@@ -121,19 +120,9 @@ def _replica(
     step = step_model(spec, workload, gpu, tp)
     if step is None:
         return None
-    settings = EngineSettings(
-        engine=workload.engine,
-        tensor_parallel=tp * stages,
-        max_model_len=workload.context,
-        precision=workload.precision,
-        kv_dtype=workload.kv_dtype,
-        release=workload.engine_release,
-        gpu_name=gpu.name,
-    )
-    kv = engine_capacity(spec, gpu.capacity_bytes, settings).kv_cache_tokens
-    scheduler = engine_scheduler(workload.engine, workload.engine_release, gpu.capacity_bytes, gpu.name, kv)
+    scheduler = engine_scheduler(spec, workload, gpu.capacity_bytes, gpu.name, tp * stages, workload.context)
     if stages > 1:
-        scheduler = replace(scheduler, kv_tokens=kv // stages)
+        scheduler = replace(scheduler, kv_tokens=scheduler.kv_tokens // stages)
     found = replica_capacity(step, scheduler, demand)
     if found is None or stages == 1:
         return found

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
+from calculator.estimation.batching import percentile
 from models_catalog.architecture import AttentionKind, ModelSpec
 
 from . import Result
@@ -47,14 +48,6 @@ def validation_family(spec: ModelSpec) -> str:
     return "dense"
 
 
-def _quantile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    rank = q * (len(ordered) - 1)
-    low = int(rank)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
-
-
 def band_of(results: Iterable[Result], kind: str, engine: str, family: str) -> Band | None:
     """The band of ``kind`` for ``engine`` and ``family`` (all families when the family has fewer than
     ``MIN_RUNS`` rows), known misses left out; None without rows of that kind and engine."""
@@ -74,7 +67,7 @@ def band_of(results: Iterable[Result], kind: str, engine: str, family: str) -> B
         engine=engine,
         family=shown_family,
         runs=len(chosen),
-        within_percent=round(_quantile(errors, BAND_QUANTILE) * 100),
+        within_percent=round(percentile(errors, BAND_QUANTILE) * 100),
         within_tolerance=sum(r.within for r in chosen),
     )
 

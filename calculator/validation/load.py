@@ -12,7 +12,6 @@ from dataclasses import replace
 
 from calculator.estimation import Workload
 from calculator.estimation.batching import LoadResult, LoadTest, engine_scheduler, simulate
-from calculator.estimation.capacity import EngineSettings, engine_capacity
 from calculator.estimation.speed import step_model
 from pricing.gpus import gpu_by_slug
 
@@ -54,19 +53,8 @@ def _simulated(key: tuple[object, ...], case: Case) -> LoadResult:
     step = step_model(spec, workload, gpu, tp)
     if step is None:
         raise LookupError("no memory bandwidth for this GPU")
-    settings = EngineSettings(
-        engine=engine,
-        tensor_parallel=tp,
-        max_model_len=max(prompt + output, min(spec.max_context or 32768, 32768)),
-        precision=workload.precision,
-        kv_dtype=workload.kv_dtype,
-        release=workload.engine_release,
-        gpu_name=gpu.name,
-    )
-    capacity = engine_capacity(spec, gpu.capacity_bytes, settings)
-    scheduler = engine_scheduler(
-        engine, workload.engine_release, gpu.capacity_bytes, gpu.name, capacity.kv_cache_tokens
-    )
+    max_model_len = max(prompt + output, min(spec.max_context or 32768, 32768))
+    scheduler = engine_scheduler(spec, workload, gpu.capacity_bytes, gpu.name, tp, max_model_len)
     if "max_num_seqs" in s or "max_num_batched_tokens" in s:
         scheduler = replace(
             scheduler,
