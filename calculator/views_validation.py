@@ -142,6 +142,15 @@ SETTING_LABELS = {
     "placement": _("Placement"),
     "gpu_layers": _("Layers on the GPU (-ngl)"),
     "cpu_moe_layers": _("Layers with experts in RAM (--n-cpu-moe)"),
+    "engine": _("Engine"),
+    "output": _("Output tokens"),
+    "requests": _("Requests"),
+    "request_rate": _("Requests per second"),
+    "max_concurrency": _("Requests at a time, at most"),
+    "release": _("Release"),
+    "gpu_mem_mib": _("GPU memory (MiB)"),
+    "gpu_name": _("GPU name"),
+    "enforce_eager": _("Without CUDA graphs"),
 }
 
 
@@ -149,7 +158,7 @@ def settings_text(settings: Any) -> list[str]:
     """The settings a case was measured at, as "name: value" (the model is shown as the case itself)."""
     shown = []
     for name, value in settings.items():
-        if name == "model":
+        if name == "model" or value is None:  # an unset value (a rate of "all at once") is no setting
             continue
         if isinstance(value, bool):
             value = gettext("yes") if value else gettext("no")
