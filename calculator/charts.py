@@ -193,19 +193,23 @@ def _spaced_days(ticks: tuple[tuple[float, str], ...]) -> tuple[tuple[float, str
 
 @dataclass(frozen=True, slots=True)
 class CostChart(Frame):
-    """Monthly cost against monthly output volume, both on log scales: the cheapest API and the cheapest rented
-    option, the reader's volume marked."""
+    """Monthly cost against monthly output volume, both on log scales: the cheapest API, the cheapest rented and the
+    cheapest owned option, the reader's volume marked."""
 
     api: str  # polyline points ("" without an API price)
     rented: str
     x_ticks: tuple[tuple[float, float], ...]  # (x, output tokens a month)
     y_ticks: tuple[tuple[float, float, str], ...]  # (y, its label's baseline, "$10K")
     marker_x: float | None  # the reader's volume
+    owned: str = ""
 
 
-def cost_chart(points: Sequence[tuple[float, float | None, float | None]], volume: float) -> CostChart | None:
-    """(volume, API USD, rented USD) per point; None when neither line has two points."""
-    values = [v for _vol, api, rented in points for v in (api, rented) if v]
+CostPoint = tuple[float, float | None, float | None, float | None]
+
+
+def cost_chart(points: Sequence[CostPoint], volume: float) -> CostChart | None:
+    """(volume, API USD, rented USD, owned USD) per point; None when no line has two points."""
+    values = [v for point in points for v in point[1:] if v]
     if len(points) < 2 or len(values) < 2:
         return None
     low_x, high_x = math.log10(points[0][0]), math.log10(points[-1][0])
@@ -233,6 +237,7 @@ def cost_chart(points: Sequence[tuple[float, float | None, float | None]], volum
         tuple((x(10.0**d), 10.0**d) for d in decades if d % 2 == 0),
         tuple((y(10.0**d), y(10.0**d) + LABEL_BASELINE, _usd_label(10.0**d)) for d in range(low_y, high_y + 1, y_step)),
         x(volume) if points[0][0] <= volume <= points[-1][0] else None,
+        line(3),
     )
 
 

@@ -163,6 +163,27 @@ PLAN_LIMITS = {
 }
 
 
+# The planner's three ways to serve: as the subject of "… cost less than …", and as a chart legend
+PLAN_KINDS = {
+    "api": _("hosted APIs"),
+    "rented": _("rented GPUs"),
+    "owned": _("owned servers"),
+}
+PLAN_KIND_LEGENDS = {
+    "api": _("API"),
+    "rented": _("Rented GPUs"),
+    "owned": _("Owned servers"),
+}
+
+
+def plan_kind_label(kind: str) -> str:
+    return in_words(PLAN_KINDS, kind)
+
+
+def plan_kind_legend(kind: str) -> str:
+    return in_words(PLAN_KIND_LEGENDS, kind)
+
+
 def plan_limit_label(limit: str) -> str:
     """What stops a replica from running more requests at once, in words."""
     return in_words(PLAN_LIMITS, limit)

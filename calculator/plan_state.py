@@ -12,13 +12,20 @@ from typing import Any
 from django.http import QueryDict
 from django.utils.translation import gettext as _
 
-from calculator.estimation.planner import Demand
+from calculator.estimation.planner import PERCENTILES, Demand, OwnedCosts
 from calculator.formatting import format_number
+from pricing.owned import owned_data
 
 MAX_VALUE_CHARS = 32
 _VOLUME = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMbBtT]?)\s*$")
 _SCALE = {"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 MIN_VOLUME, MAX_VOLUME = 1e3, 1e15  # output tokens a month
+_PROVIDER = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+MAX_EXCLUDED = 20
+# A server's purchase price the reader enters: ``price-<server slug>``
+PRICE_PREFIX = "price-"
+MAX_SERVER_PRICE = 1e8
+_OWNED = owned_data()
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,9 +37,17 @@ class PlanState:
     cached: int = 0  # percent of input served from a prefix cache
     olen: int = 1000  # output tokens per request
     peak: float = 2.0  # peak over the average rate
-    ttft: float = 2.0  # seconds, typical (median) time to first token
-    tpot: int = 50  # milliseconds per output token, typical
+    ttft: float = 2.0  # seconds to the first token, at ``pct``
+    tpot: int = 50  # milliseconds per output token, at ``pct``
+    pct: int = 50  # the latency targets' percentile: 50 (median) or 95
     engine: str = "vllm"
+    spot: int = 0  # 1: spot (interruptible) offers count too
+    x: tuple[str, ...] = ()  # provider slugs left out
+    years: float = _OWNED.years.value  # an owned server is written off over
+    kwh: float = _OWNED.kwh_usd.value  # USD per kWh
+    pue: float = _OWNED.pue.value
+    colo: float = _OWNED.colo_usd_per_kw_month.value  # USD per kW of rated power a month
+    prices: tuple[tuple[str, float], ...] = ()  # (server slug, USD) the reader's own purchase prices
 
     def demand(self) -> Demand:
         return Demand(
@@ -43,7 +58,14 @@ class PlanState:
             ttft_target_s=self.ttft,
             tpot_target_s=self.tpot / 1000,
             output_tokens=self.olen,
+            percentile=self.pct,
         )
+
+    def owned_costs(self) -> OwnedCosts:
+        return OwnedCosts(self.years, self.kwh, self.pue, self.colo)
+
+    def server_price(self, slug: str) -> float | None:
+        return dict(self.prices).get(slug)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +141,20 @@ def _volume(raw: str) -> tuple[Any, str | None]:
     return value, None
 
 
+def _percentile(raw: str) -> tuple[Any, str | None]:
+    value = raw.strip().lower().removeprefix("p")
+    if not value.isdigit() or int(value) not in PERCENTILES:
+        return None, _("the targets hold for the median (50) or the 95th percentile (95)")
+    return int(value), None
+
+
+def _providers(raw: str) -> tuple[Any, str | None]:
+    slugs = tuple(dict.fromkeys(part.strip().lower() for part in raw.split(",") if part.strip()))
+    if len(slugs) > MAX_EXCLUDED or not all(_PROVIDER.match(slug) for slug in slugs):
+        return None, _("not a list of provider names (example: aws,gcp)")
+    return slugs, None
+
+
 def _engine(raw: str) -> tuple[Any, str | None]:
     value = raw.strip().lower()
     if value not in ("vllm", "sglang"):
@@ -134,9 +170,17 @@ PARSERS: Mapping[str, Parser] = {
     "peak": _number(1, 100),
     "ttft": _number(0.01, 600),
     "tpot": _number(1, 10000, whole=True),
+    "pct": _percentile,
     "engine": _engine,
+    "spot": _number(0, 1, whole=True),
+    "x": _providers,
+    "years": _number(1, 15),
+    "kwh": _number(0, 2),
+    "pue": _number(1, 3),
+    "colo": _number(0, 5000),
 }
-FIELD_NAMES = tuple(f.name for f in fields(PlanState))
+FIELD_NAMES = tuple(f.name for f in fields(PlanState) if f.name != "prices")
+SERVER_SLUGS = tuple(server.slug for server in _OWNED.servers)
 
 
 def parse_plan(query: QueryDict) -> ParsedPlan:
@@ -147,8 +191,8 @@ def parse_plan(query: QueryDict) -> ParsedPlan:
         given = query.getlist(name)
         if not given or not given[0].strip():
             continue
-        raw = given[0]
-        if len(raw) > MAX_VALUE_CHARS:
+        raw = ",".join(given) if name == "x" else given[0]
+        if len(raw) > (MAX_VALUE_CHARS * 8 if name == "x" else MAX_VALUE_CHARS):
             unused.append(Unused(name, raw[:MAX_VALUE_CHARS] + "…", _("too long")))
             continue
         value, problem = PARSERS[name](raw)
@@ -156,7 +200,18 @@ def parse_plan(query: QueryDict) -> ParsedPlan:
             unused.append(Unused(name, raw, problem))
         else:
             values[name] = value
-    return ParsedPlan(replace(PlanState(), **values), tuple(unused))
+    prices = []
+    parse_price = _number(0, MAX_SERVER_PRICE)
+    for slug in SERVER_SLUGS:
+        raw = query.get(PRICE_PREFIX + slug, "").strip()
+        if not raw:
+            continue
+        value, problem = parse_price(raw[:MAX_VALUE_CHARS])
+        if problem is not None:
+            unused.append(Unused(PRICE_PREFIX + slug, raw[:MAX_VALUE_CHARS], problem))
+        else:
+            prices.append((slug, value))
+    return ParsedPlan(replace(PlanState(), **values, prices=tuple(prices)), tuple(unused))
 
 
 def plan_query(state: PlanState, **changes: Any) -> str:
@@ -168,5 +223,12 @@ def plan_query(state: PlanState, **changes: Any) -> str:
         value = getattr(state, name)
         if value == getattr(default, name):
             continue
-        query[name] = volume_label(value) if name == "out" else f"{value:g}" if isinstance(value, float) else str(value)
-    return query.urlencode(safe="")
+        if name == "out":
+            query[name] = volume_label(value)
+        elif name == "x":
+            query[name] = ",".join(value)
+        else:
+            query[name] = f"{value:g}" if isinstance(value, float) else str(value)
+    for slug, price in state.prices:
+        query[PRICE_PREFIX + slug] = f"{price:g}"
+    return query.urlencode(safe=",")

@@ -10,12 +10,14 @@ from django.views.decorators.http import require_GET
 
 from calculator.charts import cost_chart
 from calculator.page.basis import page_basis
-from calculator.page.planner import plan_answer
-from calculator.plan_state import parse_plan, plan_query, volume_label, volume_words
+from calculator.page.sources import spot_offers
+from calculator.plan_for import plan_for
+from calculator.plan_state import PlanState, parse_plan, plan_query, volume_label, volume_words
 from calculator.state import CalculatorState
 from calculator.validation.bands import kept_band, validation_family
 from models_catalog import selectors as catalog
 from models_catalog.models import Model
+from pricing.owned import owned_data
 
 ROWS_SHOWN = 12
 
@@ -36,6 +38,9 @@ def plan_page(request: HttpRequest) -> HttpResponse:
         "volume_words": volume_words,
         "answer": None,
         "problem": "",
+        "servers": owned_data().servers,
+        "owned_changed": state.owned_costs() != PlanState().owned_costs() or bool(state.prices),
+        "providers": (),
     }
     status = 200
     if asked and model is None:
@@ -48,8 +53,9 @@ def plan_page(request: HttpRequest) -> HttpResponse:
             context["problem"] = "unsizable"
         else:
             calculator = CalculatorState(engine=state.engine).with_defaults_of(basis.sources.choices)
-            answer = plan_answer(basis.sources.inputs(calculator), state.demand())
-            curve = [(p.output_tokens_per_month, p.api_usd, p.rented_usd) for p in answer.curve]
+            answer = plan_for(basis.sources.inputs(calculator), state)
+            curve = [(p.output_tokens_per_month, p.api_usd, p.rented_usd, p.owned_usd) for p in answer.curve]
+            names = {o.provider_slug: o.provider_name for o in (*basis.sources.offers, *spot_offers())}
             context |= {
                 "answer": answer,
                 "rows": answer.rows[:ROWS_SHOWN],
@@ -57,5 +63,8 @@ def plan_page(request: HttpRequest) -> HttpResponse:
                 "band": kept_band("load_total_tps", answer.engine, validation_family(basis.sources.spec)),
                 "permalink": f"?model={model.hub_id}&{plan_query(state)}".rstrip("&"),
                 "display_name": basis.sources.display_name or model.hub_id,
+                "providers": sorted(names.items(), key=lambda item: item[1].lower()),
+                "excluded_names": [names.get(slug, slug) for slug in state.x],
+                "today": basis.sources.today,
             }
     return render(request, "plan.html", context, status=status)

@@ -90,6 +90,8 @@ def environment(**options) -> Environment:
             "mode_label": labels.mode_label,
             "accuracy_label": labels.accuracy_label,
             "plan_limit_label": labels.plan_limit_label,
+            "plan_kind_label": labels.plan_kind_label,
+            "plan_kind_legend": labels.plan_kind_legend,
             "requests_phrase": labels.requests_phrase,
             "source_detail": labels.source_detail,
             "data_text": labels.data_text,

@@ -230,6 +230,15 @@ class Change:
 # Method changes readers can see, newest first (from the history of calculator/estimation).
 CHANGES: tuple[Change, ...] = (
     Change(
+        date(2026, 12, 3),
+        _(
+            "The planner’s time per output token is now the mean over the steps a replica runs, with and without a "
+            "prompt beside the decode tokens, instead of the step at the mean prompt load, which came out up to a "
+            "third too fast and let a replica take more requests than a step-by-step simulation sustains. Targets can "
+            "now hold at the 95th percentile, and owned servers are priced beside APIs and rented GPUs."
+        ),
+    ),
+    Change(
         date(2026, 12, 2),
         _(
             "Raising a Mac’s GPU memory limit now leaves macOS an eighth of its memory, at least 4 GB and at most "

@@ -15,6 +15,7 @@ from config import health
 from config.methodology import CHANGES, SOURCES
 from models_catalog.selectors import featured_models
 from pricing.gpus import load_gpus
+from pricing.owned import owned_data
 from web.rig import remembered_rig
 
 
@@ -46,7 +47,12 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def methodology(request: HttpRequest) -> HttpResponse:
-    context = {"sources": SOURCES, "changes": CHANGES, "capacity": capacity_comparison(load_gpus())}
+    context = {
+        "sources": SOURCES,
+        "changes": CHANGES,
+        "capacity": capacity_comparison(load_gpus()),
+        "owned": owned_data(),
+    }
     return render(request, "methodology.html", context)
 
 

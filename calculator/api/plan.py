@@ -15,6 +15,8 @@ def _row(row: PlanRow) -> dict[str, Any]:
         "monthly_usd": round(served.monthly_usd, 2),
         "per_million_output_usd": round(served.per_million_output_usd, 4),
     }
+    if row.command:
+        data["command"] = row.command
     if row.hosted is not None:
         hosted = row.hosted
         data |= {
@@ -23,6 +25,32 @@ def _row(row: PlanRow) -> dict[str, Any]:
             "source_url": hosted.source_url,
             "captured_on": hosted.captured_on.isoformat() if hosted.captured_on else None,
             "confidence": hosted.confidence,
+        }
+    if row.owned is not None and served.capacity is not None:
+        owned, capacity = row.owned, served.capacity
+        data |= {
+            "server": owned.server.name,
+            "server_slug": owned.server.slug,
+            "gpu_slug": owned.server.gpu_slug,
+            "server_gpus": owned.server.gpus,
+            "purchase_price_usd": owned.price_usd,
+            "purchase_price_estimated": owned.estimated,
+            "purchase_price_source": owned.server.price_source if owned.estimated else None,
+            "power_kw": owned.server.power_kw,
+            "per_month_per_server_usd": round(owned.month.total_usd, 2),
+            "depreciation_per_month_usd": round(owned.month.depreciation_usd, 2),
+            "energy_per_month_usd": round(owned.month.energy_usd, 2),
+            "hosting_per_month_usd": round(owned.month.hosting_usd, 2),
+            "replicas_per_server": owned.replicas_per_server,
+            "tensor_parallel": owned.plan.tensor_parallel,
+            "pipeline_stages": owned.plan.pipeline_stages,
+            "servers": served.replicas,
+            "utilisation": round(served.utilisation, 3),
+            "requests_per_server": capacity.concurrency,
+            "output_tokens_per_s_per_server": round(capacity.output_tokens_per_s, 1),
+            "tpot_ms": round(capacity.tpot_s * 1000, 1),
+            "ttft_s": round(capacity.ttft_s, 3),
+            "limit": capacity.limit,
         }
     if row.offer is not None and served.capacity is not None:
         ranked, capacity = row.offer.ranked, served.capacity
@@ -58,7 +86,15 @@ def plan_json(model_id: str, state: PlanState, answer: PlanAnswer) -> dict[str, 
             "peak": state.peak,
             "ttft": state.ttft,
             "tpot": state.tpot,
+            "pct": state.pct,
             "engine": state.engine,
+            "spot": bool(state.spot),
+            "x": list(state.x),
+            "years": state.years,
+            "kwh": state.kwh,
+            "pue": state.pue,
+            "colo": state.colo,
+            "server_prices": dict(state.prices),
         },
         "permalink_query": plan_query(state),
         "engine": answer.engine,
@@ -75,8 +111,20 @@ def plan_json(model_id: str, state: PlanState, answer: PlanAnswer) -> dict[str, 
             for c in answer.crossovers
         ],
         "assumptions": {
-            "latency": "typical (median) time to first token and per output token under steady load",
-            "rented": "replicas sized for the peak rate, each rented all month as sold (730 hours)",
+            "latency": (
+                "median time to first token and per output token under steady load"
+                if state.pct == 50
+                else "95th-percentile time to first token and per output token under steady load (estimated)"
+            ),
+            "rented": (
+                "replicas sized for the peak rate, each rented all month as sold (730 hours); "
+                + ("spot (interruptible) offers included and marked" if state.spot else "on-demand offers only")
+            ),
+            "owned": (
+                "servers sized for the peak rate; purchase price written off evenly over `years`, energy at the "
+                "rated power around the clock times `pue` at `kwh` USD per kWh, colocation at `colo` USD per kW a month"
+            ),
+            "excluded_providers": list(state.x),
             "prompt_tokens_per_request": answer.demand.prompt,
             "output_tokens_per_request": answer.demand.output_tokens,
         },

@@ -32,7 +32,7 @@ from calculator.page import model_page as page_for
 from calculator.page import page_choices
 from calculator.page import sources as page_data
 from calculator.page.basis import page_basis
-from calculator.page.planner import plan_answer
+from calculator.plan_for import plan_for
 from calculator.plan_state import parse_plan
 from calculator.state import CalculatorState, parse_state_strict
 from models_catalog import selectors as catalog
@@ -139,10 +139,12 @@ def estimate_catalog(request: HttpRequest, query: Query[EstimateQuery]) -> Any:
     "/plan",
     response={200: dict[str, Any], **NOT_FOUND, 422: ErrorOut},
     summary="Plan serving a monthly volume",
-    description="The cheapest ways to serve `out` output tokens a month of a catalog model within typical latency "
-    "targets under steady load: hosted APIs at their per-token prices (cached input at its price), and replicas of "
-    "the instances the model page ranks, each sized for the peak rate with the requests it runs within the targets "
-    "(the same answer as the planner page and `manage.py plan`). 400 with the reason for an unusable parameter.",
+    description="The cheapest ways to serve `out` output tokens a month of a catalog model within latency targets "
+    "under steady load (median or 95th percentile): hosted APIs at their per-token prices (cached input at its price), "
+    "replicas of the instances the model page ranks, each sized for the peak rate with the requests it runs within "
+    "the targets, and owned servers (`price-dgx-h100=250000` sets a server's purchase price; otherwise the listed "
+    "estimate, marked as such) — the same answer as the planner page and `manage.py plan`. 400 with the reason for "
+    "an unusable parameter.",
     tags=["plan"],
 )
 def plan(request: HttpRequest, query: Query[PlanQuery]) -> Any:
@@ -155,7 +157,7 @@ def plan(request: HttpRequest, query: Query[PlanQuery]) -> Any:
         raise ApiError(422, "unsizable", f"{model.hub_id} cannot be sized: {basis.unsizable}.")
     state = parsed.state
     calculator = CalculatorState(engine=state.engine).with_defaults_of(basis.sources.choices)
-    return plan_json(model.hub_id, state, plan_answer(basis.sources.inputs(calculator), state.demand()))
+    return plan_json(model.hub_id, state, plan_for(basis.sources.inputs(calculator), state))
 
 
 def _layers_in(config: dict[str, Any]) -> int:

@@ -510,3 +510,24 @@ class PlanQuery(Schema):
     engine: _documented({"type": "string", "enum": ["vllm", "sglang"]}) = Field(  # type: ignore[valid-type]
         None, description="the engine each rented replica runs (default vllm)"
     )
+    pct: _documented({"type": "integer", "enum": [50, 95]}) = Field(  # type: ignore[valid-type]
+        None, description="the percentile the latency targets hold at: 50 (median, default) or 95"
+    )
+    spot: _documented({"type": "integer", "enum": [0, 1]}) = Field(  # type: ignore[valid-type]
+        None, description="1: spot (interruptible) offers count too, marked as such (default 0: on-demand only)"
+    )
+    x: _documented({"type": "string"}) = Field(  # type: ignore[valid-type]
+        None, description="providers to leave out, comma-separated slugs (GET /providers), e.g. aws,gcp"
+    )
+    years: _documented({"type": "number", "minimum": 1, "maximum": 15}) = Field(  # type: ignore[valid-type]
+        None, description="years an owned server is written off over (default 5)"
+    )
+    kwh: _documented({"type": "number", "minimum": 0, "maximum": 2}) = Field(  # type: ignore[valid-type]
+        None, description="energy price, USD per kWh (default 0.0895)"
+    )
+    pue: _documented({"type": "number", "minimum": 1, "maximum": 3}) = Field(  # type: ignore[valid-type]
+        None, description="the data centre's power usage effectiveness (default 1.54)"
+    )
+    colo: _documented({"type": "number", "minimum": 0, "maximum": 5000}) = Field(  # type: ignore[valid-type]
+        None, description="colocation, USD per kW of rated server power a month (default 184.06)"
+    )

@@ -59,6 +59,7 @@ class Latency:
     mean: float
     median: float
     p99: float
+    p95: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,8 +114,8 @@ def percentile(values: list[float], q: float) -> float:
 
 def _latency(values: list[float]) -> Latency:
     if not values:
-        return Latency(0.0, 0.0, 0.0)
-    return Latency(mean(values), median(values), percentile(values, 0.99))
+        return Latency(0.0, 0.0, 0.0, 0.0)
+    return Latency(mean(values), median(values), percentile(values, 0.99), percentile(values, 0.95))
 
 
 def _arrivals(test: LoadTest) -> list[float]:
@@ -156,10 +157,11 @@ def simulate(step: StepModel, scheduler: Scheduler, test: LoadTest, max_steps: i
     limit = test.max_concurrency or test.requests
     preemptions = peak = steps = 0
     order = 0
+    freed = 0.0  # when the client last had a free slot under ``limit``: it sends then, or when the request is due
     while len(done) < test.requests:
         while pending and in_flight < limit and arrivals[pending[0]] <= now:
             index = pending.popleft()
-            waiting.append(_Request(max(arrivals[index], now), test.prompt_tokens, test.output_tokens))
+            waiting.append(_Request(max(arrivals[index], freed), test.prompt_tokens, test.output_tokens))
             in_flight += 1
         if not running and not waiting:
             now = max(now, arrivals[pending[0]])
@@ -229,6 +231,8 @@ def simulate(step: StepModel, scheduler: Scheduler, test: LoadTest, max_steps: i
             used -= request.blocks
             running.remove(request)
             done.append(request)
+            if in_flight == limit:
+                freed = now
             in_flight -= 1
         if steps >= max_steps:
             raise ValueError("the simulation did not finish")

@@ -2,13 +2,13 @@
 serve it costs a month (docs/methodology.md §5.7).
 
 A replica is one engine on one instance (the plan the model page ranks). Under steady load it runs ``c`` requests at
-a time; every step decodes one token for each and computes the prompt tokens of arriving requests (each request's
-prompt, less the share a prefix cache serves, spread over its output tokens: c × prompt ÷ output tokens a step), as
-the continuous-batching simulation does step by step (batching.py). The step's time, from the speed model's
-``StepModel``, is the time per output token (TPOT); a new prompt waits about one and a half steps, or as many steps
-as its chunks take under the token budget, for its first token (TTFT). The largest ``c`` within the targets, the
-engine's sequence limit and its KV cache is the replica's capacity; the volume's peak rate over that capacity is the
-replica count. A hosted API charges its per-token prices, cached input at its cached price.
+a time; every step decodes one token for each and computes the prompt chunks of arriving requests (each request
+lives ``output`` steps, so c ÷ output prompts arrive a step on average, Poisson-distributed), as the
+continuous-batching simulation does step by step (batching.py). The steps' times, from the speed model's
+``StepModel``, give the time per output token (TPOT, the mean over a request's steps) and the time to its first token
+(TTFT: the step under way, then its own chunks), at the median or the 95th percentile. The largest ``c`` within the
+targets, the engine's sequence limit and its KV cache is the replica's capacity; the volume's peak rate over that
+capacity is the replica count. A hosted API charges its per-token prices, cached input at its cached price.
 """
 
 from __future__ import annotations
@@ -25,14 +25,13 @@ from .speed import StepModel
 
 SECONDS_PER_MONTH = HOURS_PER_MONTH * 3600
 TOKENS_PER_MILLION = 1_000_000
-# A prompt waits on average half a step for the next step to start, then its own step(s)
-WAIT_STEPS = 0.5
 
 
 @dataclass(frozen=True, slots=True)
 class Demand:
     """What is to be served: output tokens a month, input tokens per output token, the share of input a prefix
-    cache serves, the peak over the average rate, and the median latency targets (seconds)."""
+    cache serves, the peak over the average rate, and the latency targets (seconds) at ``percentile`` (50: the
+    median request, 95: all but one in twenty)."""
 
     output_tokens_per_month: float
     input_per_output: float = 3.0
@@ -42,6 +41,7 @@ class Demand:
     tpot_target_s: float = 0.05
     prompt_tokens: int = 0  # tokens per request; 0: 1,000 × input_per_output
     output_tokens: int = 1000  # per request
+    percentile: int = 50
 
     @property
     def prompt(self) -> int:
@@ -67,19 +67,125 @@ class ReplicaCapacity:
     limit: str  # what stops a larger batch: "tpot", "ttft", "memory" (KV cache), "sequences", "budget"
 
 
-def _steady_step(step: StepModel, scheduler: Scheduler, demand: Demand, c: int) -> tuple[float, float] | None:
-    """(TPOT, TTFT) at ``c`` requests at a time; None when the token budget cannot carry their prompts."""
-    prompt = demand.prompt * (1 - min(1.0, max(0.0, demand.cached_share)))
+# The latency targets' percentiles the planner answers for: the median, or 95 % of requests
+PERCENTILES = (50, 95)
+# z of the normal distribution at 95 %
+Z95 = 1.6449
+# The feedback of a slower step on the number running is bounded at this elasticity (10× the swing)
+MAX_ELASTICITY = 0.9
+# Poisson tails past this mass are left out of a step's mixture
+TAIL_MASS = 1e-4
+# The uniform share of a step an arriving prompt waits for, taken at the midpoints of this many slices
+WAIT_SLICES = 8
+
+
+def _poisson(mean: float) -> list[float]:
+    """P(k) for k = 0 … until the tail left is below ``TAIL_MASS`` (renormalised)."""
+    probabilities = [math.exp(-mean)]
+    total = probabilities[0]
+    k = 0
+    while 1 - total > TAIL_MASS and k < 200:
+        k += 1
+        probabilities.append(probabilities[-1] * mean / k)
+        total += probabilities[-1]
+    return [p / total for p in probabilities]
+
+
+def _quantile(weighted: list[tuple[float, float]], q: float) -> float:
+    """The ``q`` quantile of a discrete distribution given as (value, weight) pairs."""
+    ordered = sorted(weighted)
+    total = sum(w for _, w in ordered)
+    running = 0.0
+    for value, weight in ordered:
+        running += weight
+        if running >= q * total:
+            return value
+    return ordered[-1][0]
+
+
+@dataclass(frozen=True, slots=True)
+class _Steps:
+    """The steps of a replica running ``c`` requests: step ``k`` carries ``k`` arriving prompt chunks besides the
+    decode tokens; ``probabilities[k]`` how often."""
+
+    seconds: tuple[float, ...]
+    probabilities: tuple[float, ...]
+    chunks: int  # steps one prompt's prefill takes
+
+    @property
+    def mean(self) -> float:
+        return sum(p * s for p, s in zip(self.probabilities, self.seconds, strict=False))
+
+    @property
+    def variance(self) -> float:
+        mean = self.mean
+        return sum(p * (s - mean) ** 2 for p, s in zip(self.probabilities, self.seconds, strict=False))
+
+
+def _steps(step: StepModel, scheduler: Scheduler, demand: Demand, c: float) -> _Steps | None:
+    """Each request lives ``output`` steps, so ``c × chunks ÷ output`` prompt chunks arrive a step on average,
+    Poisson-distributed (requests arrive at random); a step with a chunk computes it beside the decode tokens, and
+    costs more than its share: a step is the slower of reading the weights and computing its tokens, so the mean of
+    the mixture, not the step at the mean prefill, is the time per token (Jensen). None when the token budget
+    cannot carry the prompts."""
+    cached = min(1.0, max(0.0, demand.cached_share))
+    prefix = round(demand.prompt * cached)
+    prompt = demand.prompt - prefix
     output = max(1, demand.output_tokens)
-    prefill = c * prompt / output
-    budget = scheduler.max_num_batched_tokens - c
-    if budget <= 0 or prefill > budget:
+    budget = scheduler.max_num_batched_tokens - math.ceil(c)
+    if budget <= 0:
         return None
-    context = c * (demand.prompt + output / 2)
-    span = c * prompt * prompt / 2 / output
-    tpot = step.seconds(c, round(context), round(prefill), span)
     chunks = max(1, math.ceil(prompt / budget))
-    return tpot, (WAIT_STEPS + chunks) * tpot
+    chunk = prompt / chunks
+    arriving = c * chunks / output
+    if arriving * chunk > budget:
+        return None
+    span = (prompt * prefix + prompt * (prompt - 1) / 2) / chunks  # the cached tokens a chunk's tokens attend to
+    context = round(c * (demand.prompt + output / 2))
+    decoding = max(1, round(c))
+    probabilities = _poisson(arriving)
+    seconds = tuple(
+        step.seconds(decoding, context, round(min(k * chunk, budget)), k * span) for k in range(len(probabilities) + 1)
+    )
+    return _Steps(seconds, tuple(probabilities), chunks)
+
+
+def _steady_step(step: StepModel, scheduler: Scheduler, demand: Demand, c: int) -> tuple[float, float] | None:
+    """(TPOT, TTFT) at ``c`` requests at a time, at the demand's percentile; None when the token budget cannot
+    carry their prompts.
+
+    TPOT: a request's time per token is the mean of the ``output`` steps it lives through, so the median request
+    sees the mixture's mean; the 95th percentile adds, in quadrature, the spread of that mean over ``output``
+    steps and the spread of the number running (Poisson arrivals: about c ± √(2c/3) over a request's life, widened
+    by the slower steps a busier batch takes).
+    TTFT: an arriving prompt waits for the step under way (it lands in a long step more often, in proportion to its
+    length, and waits a uniform share of it), then the steps of its own chunks beside the others arriving."""
+    steps = _steps(step, scheduler, demand, c)
+    if steps is None:
+        return None
+    mean = steps.mean
+    output = max(1, demand.output_tokens)
+    percentile = 95 if demand.percentile >= 95 else 50
+    tpot = mean
+    if percentile == 95:
+        swing = Z95 * math.sqrt(2 * c / 3)
+        busier = _steps(step, scheduler, demand, c + swing)
+        spread = (busier.mean - mean) if busier is not None else mean
+        # a busier batch slows every step, so its requests stay longer and more of them run: the swing grows by
+        # 1 ÷ (1 − e), e the elasticity of the step time in the batch (at most 0.9 here)
+        elasticity = spread / swing * c / mean if mean else 0.0
+        spread /= 1 - min(MAX_ELASTICITY, max(0.0, elasticity))
+        tpot = mean + math.sqrt(spread**2 + Z95**2 * steps.variance / output)
+    own = steps.seconds[1:]
+    weighted: list[tuple[float, float]] = []
+    for p_k, s_k in zip(steps.probabilities, steps.seconds, strict=False):
+        landing = p_k * s_k / mean if mean else p_k
+        for i in range(WAIT_SLICES):
+            wait = (i + 0.5) / WAIT_SLICES * s_k
+            for j, p_j in enumerate(steps.probabilities):
+                weighted.append((wait + steps.chunks * own[j], landing * p_j / WAIT_SLICES))
+    ttft = _quantile(weighted, percentile / 100)
+    return tpot, ttft
 
 
 def replica_capacity(step: StepModel, scheduler: Scheduler, demand: Demand) -> ReplicaCapacity | None:
@@ -123,12 +229,12 @@ def replica_capacity(step: StepModel, scheduler: Scheduler, demand: Demand) -> R
 class Served:
     """One way to serve the demand: its monthly cost and what it achieves."""
 
-    kind: str  # "api" | "rented"
+    kind: str  # "api" | "rented" | "owned"
     monthly_usd: float
     per_million_output_usd: float
-    replicas: int = 0
+    replicas: int = 0  # instances rented, or servers owned
     utilisation: float = 0.0  # the average rate over what the replicas can serve
-    capacity: ReplicaCapacity | None = None
+    capacity: ReplicaCapacity | None = None  # one instance's or one server's
 
 
 def served_by_api(api: ApiPrice, demand: Demand, day: date) -> Served:
@@ -136,17 +242,50 @@ def served_by_api(api: ApiPrice, demand: Demand, day: date) -> Served:
     return Served("api", per_million * demand.output_tokens_per_month / TOKENS_PER_MILLION, per_million)
 
 
-def served_by_replicas(per_month_usd: float, capacity: ReplicaCapacity, demand: Demand) -> Served:
-    """Replicas sized for the peak rate, each rented for the whole month."""
+def served_by_replicas(per_month_usd: float, capacity: ReplicaCapacity, demand: Demand, kind: str = "rented") -> Served:
+    """Replicas sized for the peak rate, each paid for the whole month (rented as sold, or owned)."""
     replicas = max(1, math.ceil(demand.peak_output_tokens_per_s / capacity.output_tokens_per_s))
     monthly = replicas * per_month_usd
     average = demand.output_tokens_per_month / SECONDS_PER_MONTH
     millions = demand.output_tokens_per_month / TOKENS_PER_MILLION
     return Served(
-        "rented",
+        kind,
         monthly,
         monthly / millions if millions else 0.0,
         replicas,
         average / (replicas * capacity.output_tokens_per_s),
         capacity,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class OwnedCosts:
+    """What owning a server costs besides its price: years it is written off over, energy per kWh, the data
+    centre's power usage effectiveness, and colocation per kW of the server's rated power a month."""
+
+    years: float
+    kwh_usd: float
+    pue: float
+    colo_usd_per_kw_month: float
+
+
+@dataclass(frozen=True, slots=True)
+class OwnedMonth:
+    """One owned server's month: its price written off evenly, the energy at its rated power around the clock times
+    the PUE, and the colocation of that power."""
+
+    depreciation_usd: float
+    energy_usd: float
+    hosting_usd: float
+
+    @property
+    def total_usd(self) -> float:
+        return self.depreciation_usd + self.energy_usd + self.hosting_usd
+
+
+def owned_month(price_usd: float, power_kw: float, costs: OwnedCosts) -> OwnedMonth:
+    return OwnedMonth(
+        depreciation_usd=price_usd / (max(costs.years, 1e-9) * 12),
+        energy_usd=power_kw * HOURS_PER_MONTH * costs.pue * costs.kwh_usd,
+        hosting_usd=power_kw * costs.colo_usd_per_kw_month,
     )

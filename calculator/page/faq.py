@@ -15,7 +15,7 @@ from django.utils.translation import gettext
 
 from calculator.estimation import Mode, budget_bytes, gpus_needed
 from calculator.formatting import format_day, format_gb, format_money, format_number
-from calculator.labels import requests_phrase
+from calculator.labels import hosted_provider, requests_phrase
 from calculator.plan_state import volume_words
 from calculator.state import tokens_label
 from pricing.gpus import GpuSpec, gpu_by_slug
@@ -212,12 +212,12 @@ def _serve_item(name: str, plan: PlanAnswer) -> FaqItem:
     api, rented = plan.best("api"), plan.best("rented")
     if api is not None and api.hosted is not None:
         api_cost = gettext("the %(provider)s API costs about %(month)s a month;") % {
-            "provider": api.hosted.provider,
+            "provider": hosted_provider(api.hosted.provider),
             "month": format_money(api.served.monthly_usd, 0),
         }
         if api.hosted.confidence == "low":  # a price we could not confirm is said to be one
             api_cost = gettext("the %(provider)s API costs about %(month)s a month (price not confirmed);") % {
-                "provider": api.hosted.provider,
+                "provider": hosted_provider(api.hosted.provider),
                 "month": format_money(api.served.monthly_usd, 0),
             }
         parts.append(api_cost)
@@ -230,6 +230,16 @@ def _serve_item(name: str, plan: PlanAnswer) -> FaqItem:
                 "gpu": rented.offer.ranked.gpu_name,
                 "provider": rented.offer.ranked.provider_name,
                 "month": format_money(rented.served.monthly_usd, 0),
+            }
+        )
+    owned = plan.best("owned")
+    if owned is not None and owned.owned is not None:
+        parts.append(
+            gettext("Owning %(servers)s × %(server)s costs about %(month)s a month (server price estimated).")
+            % {
+                "servers": owned.served.replicas,
+                "server": owned.owned.server.name,
+                "month": format_money(owned.served.monthly_usd, 0),
             }
         )
     if api is None and rented is None:

@@ -18,9 +18,10 @@ from calculator.estimation import (
     several_node_gpus,
 )
 from calculator.estimation.plan import GpuPlan, gpu_plan
+from calculator.estimation.ranking import DEFAULT_PRICING_KINDS
 from models_catalog.architecture import ModelSpec
 from pricing.gpus import GpuSpec
-from pricing.offers import OfferRecord, StaleOffers, stale_offers
+from pricing.offers import OfferRecord, PricingKind, StaleOffers, stale_offers
 
 INVERSE_GPU_SEGMENTS = ("datacenter", "workstation", "consumer")
 
@@ -101,9 +102,14 @@ def _offer_rows(
 
 
 def gpus_section(
-    need: int, spec: ModelSpec, workload: Workload, offers: Sequence[OfferRecord], gpus: Sequence[GpuSpec]
+    need: int,
+    spec: ModelSpec,
+    workload: Workload,
+    offers: Sequence[OfferRecord],
+    gpus: Sequence[GpuSpec],
+    pricing_kinds: tuple[PricingKind, ...] = DEFAULT_PRICING_KINDS,
 ) -> Gpus:
-    ranking = rank(need, offers, gpus, engine=workload.engine)
+    ranking = rank(need, offers, gpus, engine=workload.engine, pricing_kinds=pricing_kinds)
     index = gpu_index(gpus)
     shown = [*ranking.by_gpu, *ranking.by_provider]
     captures = [capture_day(r.offer.captured_at) for r in shown if r.offer.captured_at]

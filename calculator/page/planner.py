@@ -1,30 +1,39 @@
 """The planner's answer for one model: every way to serve a monthly volume within latency targets, ranked by what it
-costs a month: hosted APIs at their per-token prices, and replicas of the model page's ranked instances as sold,
-each sized by the core's steady-load capacity (calculator/estimation/planner.py). One function the planner page,
-the model page's link, the JSON API and ``manage.py plan`` read.
+costs a month: hosted APIs at their per-token prices, replicas of the model page's ranked instances as sold, and
+owned servers (their price written off, energy and colocation), each sized by the core's steady-load capacity
+(calculator/estimation/planner.py). One function the planner page, the model page's link, the JSON API and
+``manage.py plan`` read.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from calculator.estimation import Workload, estimate
 from calculator.estimation.batching import engine_scheduler
 from calculator.estimation.builds import released_precision
+from calculator.estimation.plan import GpuPlan, Serving, cloud_launch, gpu_plan
 from calculator.estimation.planner import (
     SECONDS_PER_MONTH,
     Demand,
+    OwnedCosts,
+    OwnedMonth,
     ReplicaCapacity,
     Served,
+    owned_month,
     replica_capacity,
     served_by_api,
     served_by_replicas,
 )
+from calculator.estimation.sourcing import WeightsSource
 from calculator.estimation.speed import step_model
 from calculator.page.inputs import HostedPrice, PageInputs
 from models_catalog.architecture import ModelSpec
 from pricing.gpus import GpuSpec
+from pricing.offers import OfferRecord, PricingKind
+from pricing.owned import OwnedServer, owned_data
 
 from .gpus import OfferRow, gpu_index, gpus_section
 
@@ -34,21 +43,61 @@ CHART_HIGH = 1e12
 CHART_POINTS = 61
 
 
+KINDS = ("api", "rented", "owned")
+
+
+@dataclass(frozen=True, slots=True)
+class PlanOptions:
+    """What the reader allows: spot (interruptible) offers, providers left out, and the owned servers' costs with
+    the reader's own price per server type where given."""
+
+    spot: bool = False
+    excluded_providers: tuple[str, ...] = ()
+    owned: OwnedCosts | None = None  # None: the sourced defaults
+    server_prices: tuple[tuple[str, float], ...] = ()  # (server slug, USD)
+
+
+def default_owned_costs() -> OwnedCosts:
+    data = owned_data()
+    return OwnedCosts(data.years.value, data.kwh_usd.value, data.pue.value, data.colo_usd_per_kw_month.value)
+
+
+@dataclass(frozen=True, slots=True)
+class OwnedRow:
+    """An owned server type: as many replicas as its GPUs hold, each split as ``plan``."""
+
+    server: OwnedServer
+    price_usd: float
+    estimated: bool  # the listed price (an estimate), not the reader's
+    plan: GpuPlan  # one replica's split
+    replicas_per_server: int
+    month: OwnedMonth  # one server
+
+
 @dataclass(frozen=True, slots=True)
 class PlanRow:
     served: Served
     hosted: HostedPrice | None = None  # kind "api"
     offer: OfferRow | None = None  # kind "rented": the instance as sold and the engine's split on it
+    owned: OwnedRow | None = None  # kind "owned"
+    command: str = ""  # the launch command of one replica ("" for an API, or when no build holds the precision)
 
     @property
     def kind(self) -> str:
         return self.served.kind
 
+    @property
+    def plan(self) -> GpuPlan | None:
+        """One replica's split (rented or owned)."""
+        if self.offer is not None:
+            return self.offer.plan
+        return self.owned.plan if self.owned is not None else None
+
 
 @dataclass(frozen=True, slots=True)
 class Crossover:
     output_tokens_per_month: float
-    below: str  # the kind cheapest just below it: "api" | "rented"
+    below: str  # the kind cheapest just below it: "api" | "rented" | "owned"
     above: str
 
 
@@ -57,6 +106,15 @@ class CurvePoint:
     output_tokens_per_month: float
     api_usd: float | None
     rented_usd: float | None
+    owned_usd: float | None = None
+
+    def cost(self, kind: str) -> float | None:
+        return {"api": self.api_usd, "rented": self.rented_usd, "owned": self.owned_usd}[kind]
+
+    @property
+    def cheapest_kind(self) -> str | None:
+        costs = [(cost, kind) for kind in KINDS if (cost := self.cost(kind)) is not None]
+        return min(costs)[1] if costs else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +127,9 @@ class PlanAnswer:
     unmet: tuple[str, ...]  # GPU types ranked for the model whose replica meets no latency target
     curve: tuple[CurvePoint, ...]
     crossovers: tuple[Crossover, ...]
+    options: PlanOptions = PlanOptions()
+    owned_costs: OwnedCosts | None = None
+    spot_offered: bool = False  # a spot row is among the rows
 
     @property
     def cheapest(self) -> PlanRow | None:
@@ -77,9 +138,17 @@ class PlanAnswer:
     def best(self, kind: str) -> PlanRow | None:
         return next((row for row in self.rows if row.kind == kind), None)
 
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return tuple(kind for kind in KINDS if self.best(kind) is not None)
 
-def plan_answer(inputs: PageInputs, demand: Demand) -> PlanAnswer:
-    """Every way to serve ``demand`` with the model of ``inputs``, cheapest a month first."""
+
+def plan_answer(
+    inputs: PageInputs, demand: Demand, options: PlanOptions | None = None, spot: Sequence[OfferRecord] = ()
+) -> PlanAnswer:
+    """Every way to serve ``demand`` with the model of ``inputs``, cheapest a month first; ``spot``: the current
+    spot offers, ranked with the on-demand ones where ``options`` allows them."""
+    options = options or PlanOptions()
     spec, state = inputs.spec, inputs.state
     precision = state.precision if state.precision else released_precision(spec.native_dtype)
     workload = Workload(
@@ -90,33 +159,60 @@ def plan_answer(inputs: PageInputs, demand: Demand) -> PlanAnswer:
         engine_release=state.release,
     )
     need = estimate(spec, workload).total_bytes
-    gpus = gpus_section(need, spec, workload, inputs.offers, inputs.gpus)
+    excluded = set(options.excluded_providers)
+    offered = [*inputs.offers, *(spot if options.spot else ())]
+    offers = [o for o in offered if o.provider_slug not in excluded]
+    kinds: tuple[PricingKind, ...] = ("on-demand", "spot") if options.spot else ("on-demand",)
+    gpus = gpus_section(need, spec, workload, offers, inputs.gpus, kinds)
     index = gpu_index(inputs.gpus)
     rows: list[PlanRow] = []
     unmet: list[str] = []
     for row in gpus.by_gpu:
         gpu = index[row.ranked.offer.gpu_slug]
-        capacity = _replica(spec, workload, row, gpu, demand)
+        capacity = _replica(spec, workload, row.plan, gpu, demand)
         if capacity is None:
             unmet.append(row.ranked.gpu_name)
             continue
         rows.append(PlanRow(served_by_replicas(float(row.ranked.per_month_usd), capacity, demand), offer=row))
+    costs = options.owned or default_owned_costs()
+    prices = dict(options.server_prices)
+    for server in owned_data().servers:
+        server_gpu = index.get(server.gpu_slug)
+        if server_gpu is None:
+            continue
+        owned = _owned(spec, workload, need, server, server_gpu, demand, costs, prices.get(server.slug))
+        if owned is not None:
+            rows.append(owned)
     for hosted in inputs.hosted:
         rows.append(PlanRow(served_by_api(hosted.price, demand, inputs.today), hosted=hosted))
-    rows.sort(key=lambda r: (r.served.monthly_usd, r.kind))
+    source = inputs.weights_source(workload.engine, precision)
+    rows = [_with_command(row, source, workload, demand) for row in rows]
+    rows.sort(key=lambda r: (r.served.monthly_usd, KINDS.index(r.kind)))
     curve = _curve(rows, demand)
-    return PlanAnswer(demand, workload.engine, precision, need, tuple(rows), tuple(unmet), curve, _crossovers(curve))
+    return PlanAnswer(
+        demand,
+        workload.engine,
+        precision,
+        need,
+        tuple(rows),
+        tuple(unmet),
+        curve,
+        _crossovers(curve),
+        options,
+        costs,
+        any(r.offer is not None and r.offer.ranked.offer.pricing_kind == "spot" for r in rows),
+    )
 
 
 def _replica(
-    spec: ModelSpec, workload: Workload, row: OfferRow, gpu: GpuSpec, demand: Demand
+    spec: ModelSpec, workload: Workload, plan: GpuPlan, gpu: GpuSpec, demand: Demand
 ) -> ReplicaCapacity | None:
-    """The steady-load capacity of one replica on ``row``'s instance; None without a speed figure or when one
-    request misses the targets. Under pipeline stages a token passes every stage in turn (a step reads all the
-    weights, one stage after another) while as many batches as stages are in flight (estimated)."""
+    """The steady-load capacity of one replica split as ``plan``; None without a speed figure or when one request
+    misses the targets. Under pipeline stages a token passes every stage in turn (a step reads all the weights, one
+    stage after another) while as many batches as stages are in flight (estimated)."""
     if not gpu.memory_bandwidth_gbps:
         return None
-    tp, stages = row.plan.tensor_parallel, max(1, row.plan.pipeline_stages)
+    tp, stages = plan.tensor_parallel, max(1, plan.pipeline_stages)
     step = step_model(spec, workload, gpu, tp)
     if step is None:
         return None
@@ -131,6 +227,53 @@ def _replica(
     )
 
 
+def _owned(
+    spec: ModelSpec,
+    workload: Workload,
+    need: int,
+    server: OwnedServer,
+    gpu: GpuSpec,
+    demand: Demand,
+    costs: OwnedCosts,
+    price: float | None,
+) -> PlanRow | None:
+    """``server`` runs as many replicas as its GPUs hold (one per group of 1, 2, 4 or 8 GPUs, the split that serves
+    the most within the targets); None when one replica needs more GPUs than the server has or meets no target."""
+    best: tuple[float, GpuPlan, int, ReplicaCapacity] | None = None
+    for group in (n for n in (1, 2, 4, 8) if n <= server.gpus and server.gpus % n == 0):
+        plan = gpu_plan(spec, workload, gpu, need_bytes=need, instance_gpus=group)
+        if plan.gpus_needed > group:
+            continue
+        capacity = _replica(spec, workload, plan, gpu, demand)
+        if capacity is None:
+            continue
+        replicas = server.gpus // group
+        if best is None or capacity.output_tokens_per_s * replicas > best[0]:
+            best = (capacity.output_tokens_per_s * replicas, plan, replicas, capacity)
+    if best is None:
+        return None
+    _total, plan, replicas, capacity = best
+    per_server = replace(
+        capacity,
+        concurrency=capacity.concurrency * replicas,
+        output_tokens_per_s=capacity.output_tokens_per_s * replicas,
+    )
+    month = owned_month(price if price is not None else server.price_usd, server.power_kw, costs)
+    served = served_by_replicas(month.total_usd, per_server, demand, kind="owned")
+    owned = OwnedRow(server, price if price is not None else server.price_usd, price is None, plan, replicas, month)
+    return PlanRow(served, owned=owned)
+
+
+def _with_command(row: PlanRow, source: WeightsSource, workload: Workload, demand: Demand) -> PlanRow:
+    """``row`` with the command that starts one of its replicas at the requests it runs within the targets."""
+    plan, capacity = row.plan, row.served.capacity
+    if plan is None or capacity is None:
+        return row
+    per_replica = capacity.concurrency // (row.owned.replicas_per_server if row.owned is not None else 1)
+    serving = Serving(demand.prompt + demand.output_tokens, max(1, per_replica), workload.kv_dtype)
+    return replace(row, command=cloud_launch(plan, source, serving, workload.engine))
+
+
 def _cost_at(row: PlanRow, demand: Demand, volume: float) -> float:
     if row.kind == "api":
         return row.served.per_million_output_usd * volume / 1e6
@@ -142,7 +285,7 @@ def _cost_at(row: PlanRow, demand: Demand, volume: float) -> float:
 
 
 def _curve(rows: list[PlanRow], demand: Demand) -> tuple[CurvePoint, ...]:
-    """The cheapest API and the cheapest rented option at each volume of the chart (log steps)."""
+    """The cheapest API, rented and owned option at each volume of the chart (log steps)."""
     points = []
     step = (math.log10(CHART_HIGH) - math.log10(CHART_LOW)) / (CHART_POINTS - 1)
     for i in range(CHART_POINTS):
@@ -152,20 +295,21 @@ def _curve(rows: list[PlanRow], demand: Demand) -> tuple[CurvePoint, ...]:
             cost = _cost_at(row, demand, volume)
             if row.kind not in costs or cost < costs[row.kind]:
                 costs[row.kind] = cost
-        points.append(CurvePoint(volume, costs.get("api"), costs.get("rented")))
+        points.append(CurvePoint(volume, costs.get("api"), costs.get("rented"), costs.get("owned")))
     return tuple(points)
 
 
 def _crossovers(curve: tuple[CurvePoint, ...]) -> tuple[Crossover, ...]:
+    """The volumes where the cheapest kind changes."""
     found = []
-    previous = None
+    previous: str | None = None
     for point in curve:
-        if point.api_usd is None or point.rented_usd is None:
+        cheaper = point.cheapest_kind
+        if cheaper is None:
             continue
-        cheaper = "api" if point.api_usd <= point.rented_usd else "rented"
-        if previous is not None and cheaper != previous[1]:
-            found.append(Crossover(point.output_tokens_per_month, previous[1], cheaper))
-        previous = (point, cheaper)
+        if previous is not None and cheaper != previous:
+            found.append(Crossover(point.output_tokens_per_month, previous, cheaper))
+        previous = cheaper
     return tuple(found)
 
 

@@ -110,8 +110,16 @@ def model_spec(model: Model) -> ModelSpec:
     return MODEL_SPECS.get(lambda: spec_from_model(model), *key)
 
 
+# The current spot (interruptible) offers, which the planner adds where the reader allows them
+SPOT_OFFERS: Kept[tuple[OfferRecord, ...]] = Kept("spot-offers", depends_on=(PRICES_GENERATION,), seconds=300)
+
+
 def page_offers() -> tuple[OfferRecord, ...]:
     return PAGE_OFFERS.get(lambda: tuple(current_offers(pricing_kinds=("on-demand",))))
+
+
+def spot_offers() -> tuple[OfferRecord, ...]:
+    return SPOT_OFFERS.get(lambda: tuple(current_offers(pricing_kinds=("spot",))))
 
 
 def page_sources(model: Model, facts: ModelFacts, today: date) -> PageSources:

@@ -130,6 +130,7 @@ PURE_MEMOS = {
     "calculator/management/options.py",  # the recorded catalog ids and GPU names the CLI accepts
     "models_catalog/specs.py",  # reference_facts.json
     "pricing/gpus.py",  # gpus.json
+    "pricing/owned.py",  # owned-servers.json
     "calculator/validation/computed.py",  # computed.json, the matrix's kept predictions
     "calculator/validation/bands.py",  # the error bands of those kept predictions
 }

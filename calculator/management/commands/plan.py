@@ -1,7 +1,9 @@
-"""Plan serving a monthly volume: the cheapest ways within latency targets, from hosted APIs and rented GPUs.
+"""Plan serving a monthly volume: the cheapest ways within latency targets, from hosted APIs, rented GPUs and owned
+servers.
 
 manage.py plan zai-org/GLM-5.3-Flash --out 10B --ratio 3 --cached 50 --ttft 2 --tpot 50
-manage.py plan meta-llama/Llama-3.1-8B-Instruct --out 500M --json
+manage.py plan meta-llama/Llama-3.1-8B-Instruct --out 500M --pct 95 --spot 1 --exclude aws,gcp --json
+manage.py plan zai-org/GLM-5.3-Flash --out 100B --price dgx-h100=250000 --years 4 --kwh 0.12
 """
 
 from __future__ import annotations
@@ -16,14 +18,14 @@ from django.utils import timezone
 
 from calculator.api.plan import plan_json
 from calculator.page.basis import page_basis
-from calculator.page.planner import plan_answer
-from calculator.plan_state import FIELD_NAMES, parse_plan, volume_label
+from calculator.plan_for import plan_for
+from calculator.plan_state import FIELD_NAMES, PRICE_PREFIX, SERVER_SLUGS, parse_plan, volume_label
 from calculator.state import CalculatorState
 from models_catalog.models import Model
 
 
 class Command(BaseCommand):
-    help = "The cheapest ways to serve a monthly token volume within latency targets (APIs and rented GPUs)."
+    help = "The cheapest ways to serve a monthly volume within latency targets: APIs, rented GPUs, owned servers."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("model", help="catalog Hub id, e.g. zai-org/GLM-5.3-Flash")
@@ -34,7 +36,17 @@ class Command(BaseCommand):
         parser.add_argument("--peak", help="peak over the average rate (default 2)")
         parser.add_argument("--ttft", help="typical time to first token, seconds (default 2)")
         parser.add_argument("--tpot", help="typical time per output token, milliseconds (default 50)")
+        parser.add_argument("--pct", help="the percentile the targets hold at: 50 (median, default) or 95")
         parser.add_argument("--engine", help="vllm (default) or sglang")
+        parser.add_argument("--spot", help="1: spot (interruptible) offers count too (default 0)")
+        parser.add_argument("--exclude", dest="x", help="providers to leave out, comma-separated: aws,gcp")
+        parser.add_argument("--years", help="years an owned server is written off over (default 5)")
+        parser.add_argument("--kwh", help="energy, USD per kWh (default 0.0895)")
+        parser.add_argument("--pue", help="power usage effectiveness (default 1.54)")
+        parser.add_argument("--colo", help="colocation, USD per kW of rated power a month (default 184.06)")
+        parser.add_argument(
+            "--price", action="append", default=[], help="an owned server's purchase price: dgx-h100=250000"
+        )
         parser.add_argument("--json", action="store_true", help="print JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -42,6 +54,11 @@ class Command(BaseCommand):
         for name in FIELD_NAMES:
             if options.get(name) is not None:
                 query[name] = str(options[name])
+        for given in options["price"]:
+            slug, _, price = given.partition("=")
+            if slug.strip() not in SERVER_SLUGS:
+                raise CommandError(f"--price {given!r}: servers are {', '.join(SERVER_SLUGS)}")
+            query[PRICE_PREFIX + slug.strip()] = price
         parsed = parse_plan(query)
         if parsed.unused:
             raise CommandError("; ".join(f"--{u.name} {u.value!r}: {u.reason}" for u in parsed.unused))
@@ -56,14 +73,17 @@ class Command(BaseCommand):
             raise CommandError(f"{model.hub_id} cannot be sized: {basis.unsizable}")
         state = parsed.state
         calculator = CalculatorState(engine=state.engine).with_defaults_of(basis.sources.choices)
-        answer = plan_answer(basis.sources.inputs(calculator), state.demand())
+        answer = plan_for(basis.sources.inputs(calculator), state)
         if options["json"]:
             self.stdout.write(json.dumps(plan_json(model.hub_id, state, answer), indent=2))
             return
         self.stdout.write(
             f"{model.hub_id}: {volume_label(state.out)} output tokens a month, {state.ratio:g} input per output "
-            f"({state.cached} % cached), peak {state.peak:g}× average; typical TTFT ≤ {state.ttft:g} s, "
-            f"TPOT ≤ {state.tpot} ms ({answer.engine}, {answer.precision})"
+            f"({state.cached} % cached), peak {state.peak:g}× average; {'median' if state.pct == 50 else 'p95'} "
+            f"TTFT ≤ {state.ttft:g} s, TPOT ≤ {state.tpot} ms ({answer.engine}, {answer.precision}; "
+            f"{'on-demand and spot' if state.spot else 'on-demand'} offers"
+            + (f", without {', '.join(state.x)}" if state.x else "")
+            + ")"
         )
         for row in answer.rows[:12]:
             served = row.served
@@ -71,10 +91,21 @@ class Command(BaseCommand):
             if row.hosted is not None:
                 self.stdout.write(head + f"API {row.hosted.provider}")
                 continue
+            if row.owned is not None and served.capacity is not None:
+                owned, capacity = row.owned, served.capacity
+                price = f"${owned.price_usd:,.0f}" + (" estimated" if owned.estimated else "")
+                self.stdout.write(
+                    head + f"owned {served.replicas} × {owned.server.name} ({price}, ${owned.month.total_usd:,.0f} "
+                    f"a month each), {owned.replicas_per_server} replica(s) of TP {owned.plan.tensor_parallel} each, "
+                    f"{capacity.concurrency} requests a server at {capacity.tpot_s * 1000:.0f} ms/token, "
+                    f"first token {capacity.ttft_s:.2f} s, {served.utilisation:.0%} used, limit {capacity.limit}"
+                )
+                continue
             assert row.offer is not None and served.capacity is not None
             ranked, capacity = row.offer.ranked, served.capacity
             self.stdout.write(
-                head + f"{served.replicas} × {ranked.instance_gpus} × {ranked.gpu_name} ({ranked.provider_name}), "
+                head + f"{served.replicas} × {ranked.instance_gpus} × {ranked.gpu_name} ({ranked.provider_name}"
+                f"{', ' + ranked.offer.pricing_kind if ranked.offer.pricing_kind != 'on-demand' else ''}), "
                 f"{capacity.concurrency} requests each at {capacity.tpot_s * 1000:.0f} ms/token, "
                 f"first token {capacity.ttft_s:.2f} s, {served.utilisation:.0%} used, limit {capacity.limit}"
             )
