@@ -202,13 +202,15 @@ class CostChart(Frame):
     y_ticks: tuple[tuple[float, float, str], ...]  # (y, its label's baseline, "$10K")
     marker_x: float | None  # the reader's volume
     owned: str = ""
+    crossings: tuple[tuple[float, float], ...] = ()  # (x, output tokens a month) where the cheapest kind changes
 
 
 CostPoint = tuple[float, float | None, float | None, float | None]
 
 
-def cost_chart(points: Sequence[CostPoint], volume: float) -> CostChart | None:
-    """(volume, API USD, rented USD, owned USD) per point; None when no line has two points."""
+def cost_chart(points: Sequence[CostPoint], volume: float, crossings: Sequence[float] = ()) -> CostChart | None:
+    """(volume, API USD, rented USD, owned USD) per point, the volumes where the cheapest kind changes marked; None
+    when no line has two points."""
     values = [v for point in points for v in point[1:] if v]
     if len(points) < 2 or len(values) < 2:
         return None
@@ -238,6 +240,7 @@ def cost_chart(points: Sequence[CostPoint], volume: float) -> CostChart | None:
         tuple((y(10.0**d), y(10.0**d) + LABEL_BASELINE, _usd_label(10.0**d)) for d in range(low_y, high_y + 1, y_step)),
         x(volume) if points[0][0] <= volume <= points[-1][0] else None,
         line(3),
+        tuple((x(v), v) for v in crossings if points[0][0] <= v <= points[-1][0]),
     )
 
 

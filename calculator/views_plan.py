@@ -59,7 +59,7 @@ def plan_page(request: HttpRequest) -> HttpResponse:
             context |= {
                 "answer": answer,
                 "rows": answer.rows[:ROWS_SHOWN],
-                "chart": cost_chart(curve, state.out),
+                "chart": cost_chart(curve, state.out, [c.output_tokens_per_month for c in answer.crossovers]),
                 "band": kept_band("load_total_tps", answer.engine, validation_family(basis.sources.spec)),
                 "permalink": f"?model={model.hub_id}&{plan_query(state)}".rstrip("&"),
                 "display_name": basis.sources.display_name or model.hub_id,

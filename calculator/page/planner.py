@@ -197,7 +197,7 @@ def plan_answer(
         tuple(rows),
         tuple(unmet),
         curve,
-        _crossovers(curve),
+        _crossovers(_trend(rows, demand)),
         options,
         costs,
         any(r.offer is not None and r.offer.ranked.offer.pricing_kind == "spot" for r in rows),
@@ -274,27 +274,48 @@ def _with_command(row: PlanRow, source: WeightsSource, workload: Workload, deman
     return replace(row, command=cloud_launch(plan, source, serving, workload.engine))
 
 
-def _cost_at(row: PlanRow, demand: Demand, volume: float) -> float:
+def _cost_at(row: PlanRow, demand: Demand, volume: float, whole: bool = True) -> float:
+    """What ``row`` costs a month at ``volume``: whole replicas (as paid), or their fraction (``whole=False``: the
+    trend the crossovers are read from, without the steps of rounding)."""
     if row.kind == "api":
         return row.served.per_million_output_usd * volume / 1e6
     capacity = row.served.capacity
     assert capacity is not None
     peak = volume / SECONDS_PER_MONTH * max(1.0, demand.peak_factor)
-    replicas = max(1, math.ceil(peak / capacity.output_tokens_per_s))
+    replicas = peak / capacity.output_tokens_per_s
+    replicas = max(1, math.ceil(replicas)) if whole else max(1.0, replicas)
     return replicas * row.served.monthly_usd / max(1, row.served.replicas)
 
 
-def _curve(rows: list[PlanRow], demand: Demand) -> tuple[CurvePoint, ...]:
-    """The cheapest API, rented and owned option at each volume of the chart (log steps)."""
-    points = []
+def _cheapest(rows: list[PlanRow], demand: Demand, volume: float, whole: bool) -> dict[str, float]:
+    costs: dict[str, float] = {}
+    for row in rows:
+        cost = _cost_at(row, demand, volume, whole)
+        if row.kind not in costs or cost < costs[row.kind]:
+            costs[row.kind] = cost
+    return costs
+
+
+def _volumes() -> list[float]:
     step = (math.log10(CHART_HIGH) - math.log10(CHART_LOW)) / (CHART_POINTS - 1)
-    for i in range(CHART_POINTS):
-        volume = 10 ** (math.log10(CHART_LOW) + i * step)
-        costs: dict[str, float] = {}
-        for row in rows:
-            cost = _cost_at(row, demand, volume)
-            if row.kind not in costs or cost < costs[row.kind]:
-                costs[row.kind] = cost
+    return [10 ** (math.log10(CHART_LOW) + i * step) for i in range(CHART_POINTS)]
+
+
+def _curve(rows: list[PlanRow], demand: Demand) -> tuple[CurvePoint, ...]:
+    """The cheapest API, rented and owned option at each volume of the chart (log steps), as paid."""
+    points = []
+    for volume in _volumes():
+        costs = _cheapest(rows, demand, volume, whole=True)
+        points.append(CurvePoint(volume, costs.get("api"), costs.get("rented"), costs.get("owned")))
+    return tuple(points)
+
+
+def _trend(rows: list[PlanRow], demand: Demand) -> tuple[CurvePoint, ...]:
+    """The same with fractional replicas: where one kind's cost falls below another's for good, not where rounding
+    up one more replica makes two kinds swap back and forth."""
+    points = []
+    for volume in _volumes():
+        costs = _cheapest(rows, demand, volume, whole=False)
         points.append(CurvePoint(volume, costs.get("api"), costs.get("rented"), costs.get("owned")))
     return tuple(points)
 

@@ -53,6 +53,9 @@ def test_faq_page_answers_from_the_estimate_with_faqpage_json_ld(client, seed_si
     api = json.loads(client.get("/api/v1/plan", {"model": "zai-org/GLM-5.3-Flash", "out": "1B"}).content)
     cheapest_rented = next(o for o in api["options"] if o["kind"] == "rented")
     assert f"{cheapest_rented['replicas']} × {cheapest_rented['instance_gpus']} × {cheapest_rented['gpu']}" in serve
+    cheapest_owned = next(o for o in api["options"] if o["kind"] == "owned")
+    assert f"Owning {cheapest_owned['servers']} × {cheapest_owned['server']} costs about" in serve
+    assert "(server price estimated)" in serve
 
 
 def test_faq_answer_changes_when_prices_change(client, seed_site):
