@@ -180,7 +180,7 @@ PARSERS: Mapping[str, Parser] = {
     "colo": _number(0, 5000),
 }
 FIELD_NAMES = tuple(f.name for f in fields(PlanState) if f.name != "prices")
-SERVER_SLUGS = tuple(server.slug for server in _OWNED.servers)
+SERVER_SLUGS = _OWNED.slugs
 
 
 def parse_plan(query: QueryDict) -> ParsedPlan:

@@ -38,7 +38,7 @@ def plan_page(request: HttpRequest) -> HttpResponse:
         "volume_words": volume_words,
         "answer": None,
         "problem": "",
-        "servers": owned_data().servers,
+        "servers": (*owned_data().servers, *owned_data().machines),
         "owned_changed": state.owned_costs() != PlanState().owned_costs() or bool(state.prices),
         "providers": (),
     }

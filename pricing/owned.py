@@ -29,6 +29,25 @@ class OwnedServer:
 
 
 @dataclass(frozen=True, slots=True)
+class OwnedMachine:
+    """A single machine on a desk (a Mac): one llama.cpp server with ``slots`` requests at a time."""
+
+    slug: str
+    name: str
+    gpu_slug: str
+    memory_gb: int
+    price_usd: float
+    price_confidence: str
+    price_source: str
+    power_kw: float
+    power_confidence: str
+    power_source: str
+    engine: str
+    slots: int
+    batch_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
 class Sourced:
     value: float
     confidence: str
@@ -39,13 +58,16 @@ class Sourced:
 class OwnedData:
     read_on: date
     servers: tuple[OwnedServer, ...]
+    machines: tuple[OwnedMachine, ...]
     years: Sourced
     pue: Sourced
     colo_usd_per_kw_month: Sourced
     kwh_usd: Sourced
 
-    def server(self, slug: str) -> OwnedServer | None:
-        return next((s for s in self.servers if s.slug == slug), None)
+    @property
+    def slugs(self) -> tuple[str, ...]:
+        """Every server type's and machine's slug, as the planner's price fields name them."""
+        return tuple(s.slug for s in self.servers) + tuple(m.slug for m in self.machines)
 
 
 def _sourced(raw: dict[str, Any]) -> Sourced:
@@ -70,10 +92,29 @@ def owned_data() -> OwnedData:
         )
         for s in raw["servers"]
     )
+    machines = tuple(
+        OwnedMachine(
+            slug=m["slug"],
+            name=m["name"],
+            gpu_slug=m["gpu_slug"],
+            memory_gb=int(m["memory_gb"]),
+            price_usd=float(m["price_usd"]),
+            price_confidence=m["price_confidence"],
+            price_source=m["price_source"],
+            power_kw=float(m["power_kw"]),
+            power_confidence=m["power_confidence"],
+            power_source=m["power_source"],
+            engine=m["engine"],
+            slots=int(m["slots"]),
+            batch_tokens=int(m["batch_tokens"]),
+        )
+        for m in raw.get("machines", [])
+    )
     defaults = raw["defaults"]
     return OwnedData(
         read_on=date.fromisoformat(raw["read_on"]),
         servers=servers,
+        machines=machines,
         years=_sourced(defaults["years"]),
         pue=_sourced(defaults["pue"]),
         colo_usd_per_kw_month=_sourced(defaults["colo_usd_per_kw_month"]),

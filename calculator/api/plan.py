@@ -6,6 +6,7 @@ from typing import Any
 
 from calculator.page.planner import PlanAnswer, PlanRow
 from calculator.plan_state import PlanState, plan_query
+from pricing.owned import OwnedServer
 
 
 def _row(row: PlanRow) -> dict[str, Any]:
@@ -32,18 +33,22 @@ def _row(row: PlanRow) -> dict[str, Any]:
             "server": owned.server.name,
             "server_slug": owned.server.slug,
             "gpu_slug": owned.server.gpu_slug,
-            "server_gpus": owned.server.gpus,
+            "server_gpus": owned.server.gpus if isinstance(owned.server, OwnedServer) else 1,
             "purchase_price_usd": owned.price_usd,
             "purchase_price_estimated": owned.estimated,
-            "purchase_price_source": owned.server.price_source if owned.estimated else None,
+            "purchase_price_basis": owned.price_basis,
+            "purchase_price_source": owned.server.price_source if owned.price_basis != "yours" else None,
             "power_kw": owned.server.power_kw,
             "per_month_per_server_usd": round(owned.month.total_usd, 2),
             "depreciation_per_month_usd": round(owned.month.depreciation_usd, 2),
             "energy_per_month_usd": round(owned.month.energy_usd, 2),
             "hosting_per_month_usd": round(owned.month.hosting_usd, 2),
             "replicas_per_server": owned.replicas_per_server,
-            "tensor_parallel": owned.plan.tensor_parallel,
-            "pipeline_stages": owned.plan.pipeline_stages,
+            "engine": "llama.cpp" if owned.plan is None else None,
+            "precision": owned.precision or None,
+            "wired_limit_mb": owned.wired_limit_mb,
+            "tensor_parallel": owned.plan.tensor_parallel if owned.plan is not None else None,
+            "pipeline_stages": owned.plan.pipeline_stages if owned.plan is not None else None,
             "servers": served.replicas,
             "utilisation": round(served.utilisation, 3),
             "requests_per_server": capacity.concurrency,

@@ -218,7 +218,7 @@ def replica_capacity(step: StepModel, scheduler: Scheduler, demand: Demand) -> R
             high = middle
     tpot, ttft = meets(low) or (0.0, 0.0)
     if low >= cap:
-        limit = "memory" if memory_cap <= scheduler.max_num_seqs else "sequences"
+        limit = "memory" if memory_cap < scheduler.max_num_seqs else "sequences"
     else:
         beyond = _steady_step(step, scheduler, demand, low + 1)
         limit = "budget" if beyond is None else "tpot" if beyond[0] > demand.tpot_target_s else "ttft"

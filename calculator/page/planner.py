@@ -12,8 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from calculator.estimation import Workload, estimate
-from calculator.estimation.batching import engine_scheduler
+from calculator.estimation.batching import Scheduler, engine_scheduler
 from calculator.estimation.builds import released_precision
+from calculator.estimation.fit import apple_fit
+from calculator.estimation.launch import LaunchConfig, launch_command
 from calculator.estimation.plan import GpuPlan, Serving, cloud_launch, gpu_plan
 from calculator.estimation.planner import (
     SECONDS_PER_MONTH,
@@ -27,13 +29,13 @@ from calculator.estimation.planner import (
     served_by_api,
     served_by_replicas,
 )
-from calculator.estimation.sourcing import WeightsSource
+from calculator.estimation.sourcing import SourceKind, WeightsSource
 from calculator.estimation.speed import step_model
 from calculator.page.inputs import HostedPrice, PageInputs
 from models_catalog.architecture import ModelSpec
 from pricing.gpus import GpuSpec
 from pricing.offers import OfferRecord, PricingKind
-from pricing.owned import OwnedServer, owned_data
+from pricing.owned import OwnedMachine, OwnedServer, owned_data
 
 from .gpus import OfferRow, gpu_index, gpus_section
 
@@ -64,14 +66,25 @@ def default_owned_costs() -> OwnedCosts:
 
 @dataclass(frozen=True, slots=True)
 class OwnedRow:
-    """An owned server type: as many replicas as its GPUs hold, each split as ``plan``."""
+    """Owned hardware: a server type running as many replicas as its GPUs hold, each split as ``plan``, or a single
+    machine on a desk (a Mac) running one llama.cpp server at ``precision``."""
 
-    server: OwnedServer
+    server: OwnedServer | OwnedMachine
     price_usd: float
-    estimated: bool  # the listed price (an estimate), not the reader's
-    plan: GpuPlan  # one replica's split
+    price_basis: str  # "estimate" (the listed server price), "list" (a machine's list price), "yours"
+    plan: GpuPlan | None  # one replica's split (servers)
     replicas_per_server: int
-    month: OwnedMonth  # one server
+    month: OwnedMonth  # one server or machine
+    precision: str = ""  # a machine's GGUF type
+    wired_limit_mb: int | None = None  # a Mac's GPU memory limit to set first
+
+    @property
+    def estimated(self) -> bool:
+        return self.price_basis == "estimate"
+
+    @property
+    def machine(self) -> bool:
+        return isinstance(self.server, OwnedMachine)
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +196,13 @@ def plan_answer(
         owned = _owned(spec, workload, need, server, server_gpu, demand, costs, prices.get(server.slug))
         if owned is not None:
             rows.append(owned)
+    for machine in owned_data().machines:
+        machine_gpu = index.get(machine.gpu_slug)
+        if machine_gpu is None:
+            continue
+        found = _machine(inputs, machine, machine_gpu, demand, costs, prices.get(machine.slug))
+        if found is not None:
+            rows.append(found)
     for hosted in inputs.hosted:
         rows.append(PlanRow(served_by_api(hosted.price, demand, inputs.today), hosted=hosted))
     source = inputs.weights_source(workload.engine, precision)
@@ -260,21 +280,87 @@ def _owned(
     )
     month = owned_month(price if price is not None else server.price_usd, server.power_kw, costs)
     served = served_by_replicas(month.total_usd, per_server, demand, kind="owned")
-    owned = OwnedRow(server, price if price is not None else server.price_usd, price is None, plan, replicas, month)
+    basis = "yours" if price is not None else "estimate"
+    owned = OwnedRow(server, price if price is not None else server.price_usd, basis, plan, replicas, month)
     return PlanRow(served, owned=owned)
+
+
+# The GGUF types a machine is tried at, widest first
+MACHINE_PRECISIONS = ("q8_0", "q4_k_m")
+
+
+def _machine(
+    inputs: PageInputs, machine: OwnedMachine, gpu: GpuSpec, demand: Demand, costs: OwnedCosts, price: float | None
+) -> PlanRow | None:
+    """One machine on a desk serving the whole peak with llama.cpp's default slots at the widest GGUF type that
+    fits after raising its GPU memory limit; None when none fits, no target is met or one machine is not enough
+    (more Macs are not a serving plan)."""
+    spec = inputs.spec
+    length = demand.prompt + demand.output_tokens
+    ram = machine.memory_gb * 2**30
+    for precision in MACHINE_PRECISIONS:
+        workload = Workload(
+            precision=precision, context=length * machine.slots, engine=machine.engine, concurrency=machine.slots
+        )
+        need = estimate(spec, workload).total_bytes
+        fit = apple_fit(need, ram)
+        if not fit.fits_after_raise:
+            continue
+        step = step_model(spec, replace(workload, context=length, concurrency=1), gpu)
+        if step is None:
+            return None
+        scheduler = Scheduler(machine.slots, machine.batch_tokens, length * machine.slots, 1)
+        capacity = replica_capacity(step, scheduler, demand)
+        if capacity is None:
+            return None
+        month = owned_month(price if price is not None else machine.price_usd, machine.power_kw, desk(costs))
+        served = served_by_replicas(month.total_usd, capacity, demand, kind="owned")
+        if served.replicas > 1:
+            return None
+        owned = OwnedRow(
+            machine,
+            price if price is not None else machine.price_usd,
+            "yours" if price is not None else "list",
+            None,
+            1,
+            month,
+            precision,
+            None if fit.fits_default else fit.wired_limit_mb,
+        )
+        source = inputs.weights_source(machine.engine, precision)
+        command = ""
+        if source.runnable:
+            command = launch_command(
+                LaunchConfig(
+                    engine=machine.engine,
+                    model=source.model,
+                    from_hub=source.kind is SourceKind.PUBLISHED,
+                    prepare=source.prepare,
+                    context=length,
+                    concurrency=machine.slots,
+                    wired_limit_mb=owned.wired_limit_mb,
+                )
+            ).script
+        return PlanRow(served, owned=owned, command=command)
+    return None
+
+
+def desk(costs: OwnedCosts) -> OwnedCosts:
+    """A machine on a desk: energy at the price per kWh, no PUE, no colocation."""
+    return replace(costs, pue=1.0, colo_usd_per_kw_month=0.0)
 
 
 def _with_command(row: PlanRow, source: WeightsSource, workload: Workload, demand: Demand) -> PlanRow:
     """``row`` with the command that starts one of its replicas at the requests it runs within the targets."""
     plan, capacity = row.plan, row.served.capacity
-    if plan is None or capacity is None:
+    if plan is None or capacity is None or row.command:
         return row
     per_replica = capacity.concurrency // (row.owned.replicas_per_server if row.owned is not None else 1)
     serving = Serving(demand.prompt + demand.output_tokens, max(1, per_replica), workload.kv_dtype)
     return replace(row, command=cloud_launch(plan, source, serving, workload.engine))
 
 
-def _cost_at(row: PlanRow, demand: Demand, volume: float, whole: bool = True) -> float:
+def _cost_at(row: PlanRow, demand: Demand, volume: float, whole: bool = True) -> float | None:
     """What ``row`` costs a month at ``volume``: whole replicas (as paid), or their fraction (``whole=False``: the
     trend the crossovers are read from, without the steps of rounding)."""
     if row.kind == "api":
@@ -283,6 +369,8 @@ def _cost_at(row: PlanRow, demand: Demand, volume: float, whole: bool = True) ->
     assert capacity is not None
     peak = volume / SECONDS_PER_MONTH * max(1.0, demand.peak_factor)
     replicas = peak / capacity.output_tokens_per_s
+    if row.owned is not None and row.owned.machine and replicas > 1:
+        return None  # one machine on a desk, not a fleet of them
     replicas = max(1, math.ceil(replicas)) if whole else max(1.0, replicas)
     return replicas * row.served.monthly_usd / max(1, row.served.replicas)
 
@@ -291,6 +379,8 @@ def _cheapest(rows: list[PlanRow], demand: Demand, volume: float, whole: bool) -
     costs: dict[str, float] = {}
     for row in rows:
         cost = _cost_at(row, demand, volume, whole)
+        if cost is None:
+            continue
         if row.kind not in costs or cost < costs[row.kind]:
             costs[row.kind] = cost
     return costs

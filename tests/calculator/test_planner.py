@@ -299,3 +299,23 @@ def test_volumes_read_in_the_readers_language(tokens, english, german):
         assert volume_words(tokens) == english
     with translation.override("de"):
         assert volume_words(tokens) == german
+
+
+@pytest.mark.django_db
+def test_a_mac_on_a_desk_serves_a_small_volume_and_only_a_small_one(client, site):
+    # Llama-3.1-8B, 100 M output tokens a month (38 tokens/s on average, 76 at the peak): one Mac Studio with
+    # llama.cpp's 4 default slots carries it; its month is $3,999 ÷ 60 + 0.48 kW × 730 h × $0.0895 (no PUE, no
+    # colocation on a desk) = $66.65 + $31.36
+    small = {"model": "meta-llama/Llama-3.1-8B-Instruct", "out": "100M", "ratio": "1", "olen": "500"}
+    options = json.loads(client.get("/api/v1/plan", small).content)["options"]
+    mac = next(o for o in options if o.get("server_slug") == "mac-studio-m3-ultra-96gb")
+    assert mac["kind"] == "owned" and mac["servers"] == 1 and mac["purchase_price_basis"] == "list"
+    assert mac["per_month_per_server_usd"] == pytest.approx(3999 / 60 + 0.48 * 730 * 0.0895, abs=0.01)
+    assert mac["engine"] == "llama.cpp" and mac["precision"] in ("q8_0", "q4_k_m")
+    assert mac["requests_per_server"] == 4 and "llama-server" in mac["command"] and "-np 4" in mac["command"]
+    assert mac["output_tokens_per_s_per_server"] >= 1e8 / SECONDS_PER_MONTH * 2
+    # a thousand times the volume needs more than one machine: no Mac row then
+    large = json.loads(client.get("/api/v1/plan", small | {"out": "100B"}).content)["options"]
+    assert all(o.get("server_slug") != "mac-studio-m3-ultra-96gb" for o in large)
+    page = parse(client.get("/de/plan/", small).content)
+    assert page.one("li", id="plan-machine-assumptions") is not None

@@ -23,6 +23,8 @@ from calculator.plan_state import FIELD_NAMES, PRICE_PREFIX, SERVER_SLUGS, parse
 from calculator.state import CalculatorState
 from models_catalog.models import Model
 
+PRICE_BASIS = {"estimate": "estimated", "list": "list price", "yours": "your price"}
+
 
 class Command(BaseCommand):
     help = "The cheapest ways to serve a monthly volume within latency targets: APIs, rented GPUs, owned servers."
@@ -93,12 +95,17 @@ class Command(BaseCommand):
                 continue
             if row.owned is not None and served.capacity is not None:
                 owned, capacity = row.owned, served.capacity
-                price = f"${owned.price_usd:,.0f}" + (" estimated" if owned.estimated else "")
+                price = f"${owned.price_usd:,.0f} {PRICE_BASIS[owned.price_basis]}"
+                runs = (
+                    f"llama.cpp at {owned.precision.upper()}"
+                    if owned.plan is None
+                    else f"{owned.replicas_per_server} replica(s) of TP {owned.plan.tensor_parallel} each"
+                )
                 self.stdout.write(
                     head + f"owned {served.replicas} × {owned.server.name} ({price}, ${owned.month.total_usd:,.0f} "
-                    f"a month each), {owned.replicas_per_server} replica(s) of TP {owned.plan.tensor_parallel} each, "
-                    f"{capacity.concurrency} requests a server at {capacity.tpot_s * 1000:.0f} ms/token, "
-                    f"first token {capacity.ttft_s:.2f} s, {served.utilisation:.0%} used, limit {capacity.limit}"
+                    f"a month each), {runs}, {capacity.concurrency} requests each at "
+                    f"{capacity.tpot_s * 1000:.0f} ms/token, first token {capacity.ttft_s:.2f} s, "
+                    f"{served.utilisation:.0%} used, limit {capacity.limit}"
                 )
                 continue
             assert row.offer is not None and served.capacity is not None
