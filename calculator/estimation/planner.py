@@ -150,9 +150,9 @@ def _steps(step: StepModel, scheduler: Scheduler, demand: Demand, c: float) -> _
     return _Steps(seconds, tuple(probabilities), chunks)
 
 
-def _steady_step(step: StepModel, scheduler: Scheduler, demand: Demand, c: int) -> tuple[float, float] | None:
-    """(TPOT, TTFT) at ``c`` requests at a time, at the demand's percentile; None when the token budget cannot
-    carry their prompts.
+def _steady_step(step: StepModel, scheduler: Scheduler, demand: Demand, c: int) -> tuple[float, float, float] | None:
+    """(TPOT, TTFT) at ``c`` requests at a time, at the demand's percentile, and the mean step (what the replica's
+    throughput reads: c tokens a mean step); None when the token budget cannot carry their prompts.
 
     TPOT: a request's time per token is the mean of the ``output`` steps it lives through, so the median request
     sees the mixture's mean; the 95th percentile adds, in quadrature, the spread of that mean over ``output``
@@ -185,7 +185,7 @@ def _steady_step(step: StepModel, scheduler: Scheduler, demand: Demand, c: int) 
             for j, p_j in enumerate(steps.probabilities):
                 weighted.append((wait + steps.chunks * own[j], landing * p_j / WAIT_SLICES))
     ttft = _quantile(weighted, percentile / 100)
-    return tpot, ttft
+    return tpot, ttft, mean
 
 
 def replica_capacity(step: StepModel, scheduler: Scheduler, demand: Demand) -> ReplicaCapacity | None:
@@ -197,11 +197,11 @@ def replica_capacity(step: StepModel, scheduler: Scheduler, demand: Demand) -> R
     if cap < 1:
         return None
 
-    def meets(c: int) -> tuple[float, float] | None:
+    def meets(c: int) -> tuple[float, float, float] | None:
         found = _steady_step(step, scheduler, demand, c)
         if found is None:
             return None
-        tpot, ttft = found
+        tpot, ttft, _mean = found
         return found if tpot <= demand.tpot_target_s and ttft <= demand.ttft_target_s else None
 
     if meets(1) is None:
@@ -216,13 +216,13 @@ def replica_capacity(step: StepModel, scheduler: Scheduler, demand: Demand) -> R
             low = middle
         else:
             high = middle
-    tpot, ttft = meets(low) or (0.0, 0.0)
+    tpot, ttft, mean = meets(low) or (0.0, 0.0, 0.0)
     if low >= cap:
         limit = "memory" if memory_cap < scheduler.max_num_seqs else "sequences"
     else:
         beyond = _steady_step(step, scheduler, demand, low + 1)
         limit = "budget" if beyond is None else "tpot" if beyond[0] > demand.tpot_target_s else "ttft"
-    return ReplicaCapacity(low, low / tpot, tpot, ttft, limit)
+    return ReplicaCapacity(low, low / mean, tpot, ttft, limit)
 
 
 @dataclass(frozen=True, slots=True)
