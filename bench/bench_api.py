@@ -28,6 +28,7 @@ QUERIES = (
         "/api/v1/estimate?model=zai-org/GLM-5.3-Flash&precision=int4&context=32K&concurrency=4",
     ),
     ("models, first page", "/api/v1/models"),
+    ("plan, GLM-5.3-Flash 10B p95", "/api/v1/plan?model=zai-org/GLM-5.3-Flash&out=10B&cached=50&pct=95"),
 )
 
 

@@ -37,6 +37,8 @@ PAGES = (
     ),
     ("HTMX fragment, GLM-5.3-Flash INT8", "/en/models/zai-org/GLM-5.3-Flash/?precision=int8", True),
     ("HTMX fragment, Llama-3.1-8B LoRA", "/en/models/meta-llama/Llama-3.1-8B-Instruct/?mode=lora", True),
+    ("planner, GLM-5.3-Flash 10B, p95", "/en/plan/?model=zai-org/GLM-5.3-Flash&out=10B&cached=50&pct=95", False),
+    ("planner, Llama-3.1-8B 100M (a Mac row)", "/de/plan/?model=meta-llama/Llama-3.1-8B-Instruct&out=100M", False),
 )
 
 

@@ -150,24 +150,59 @@ def _steps(step: StepModel, scheduler: Scheduler, demand: Demand, c: float) -> _
     return _Steps(seconds, tuple(probabilities), chunks)
 
 
-def _steady_step(step: StepModel, scheduler: Scheduler, demand: Demand, c: int) -> tuple[float, float, float] | None:
-    """(TPOT, TTFT) at ``c`` requests at a time, at the demand's percentile, and the mean step (what the replica's
-    throughput reads: c tokens a mean step); None when the token budget cannot carry their prompts.
+@dataclass(frozen=True, slots=True)
+class _Latency:
+    """A replica's latencies at ``c`` requests: the time per token at the demand's percentile, and the steps the
+    time to the first token is read from."""
+
+    tpot: float
+    steps: _Steps
+
+    @property
+    def mean(self) -> float:
+        return self.steps.mean
+
+    def first_token(self) -> list[tuple[float, float]]:
+        """The time to the first token as (seconds, weight) pairs: an arriving prompt waits for the step under way
+        (it lands in a long step more often, in proportion to its length, and waits a uniform share of it), then the
+        steps of its own chunks beside the others arriving."""
+        steps, mean = self.steps, self.steps.mean
+        own = [steps.chunks * s for s in steps.seconds[1:]]
+        weighted: list[tuple[float, float]] = []
+        for p_k, s_k in zip(steps.probabilities, steps.seconds, strict=False):
+            landing = (p_k * s_k / mean if mean else p_k) / WAIT_SLICES
+            for i in range(WAIT_SLICES):
+                wait = (i + 0.5) / WAIT_SLICES * s_k
+                weighted.extend((wait + own[j], landing * p_j) for j, p_j in enumerate(steps.probabilities))
+        return weighted
+
+    def ttft(self, q: float) -> float:
+        return _quantile(self.first_token(), q)
+
+    def ttft_within(self, target: float, q: float) -> bool:
+        """Whether a share ``q`` of first tokens come within ``target`` (no sorting: the mass at or below it)."""
+        longest = max(self.steps.seconds)
+        if longest * (1 + self.steps.chunks) <= target:  # even the longest wait and own steps are within it
+            return True
+        weighted = self.first_token()
+        total = sum(w for _, w in weighted)
+        return sum(w for v, w in weighted if v <= target) >= q * total
+
+
+def _latency(step: StepModel, scheduler: Scheduler, demand: Demand, c: int) -> _Latency | None:
+    """The latencies at ``c`` requests at a time; None when the token budget cannot carry their prompts.
 
     TPOT: a request's time per token is the mean of the ``output`` steps it lives through, so the median request
     sees the mixture's mean; the 95th percentile adds, in quadrature, the spread of that mean over ``output``
     steps and the spread of the number running (Poisson arrivals: about c ± √(2c/3) over a request's life, widened
-    by the slower steps a busier batch takes).
-    TTFT: an arriving prompt waits for the step under way (it lands in a long step more often, in proportion to its
-    length, and waits a uniform share of it), then the steps of its own chunks beside the others arriving."""
+    by the slower steps a busier batch takes)."""
     steps = _steps(step, scheduler, demand, c)
     if steps is None:
         return None
     mean = steps.mean
     output = max(1, demand.output_tokens)
-    percentile = 95 if demand.percentile >= 95 else 50
     tpot = mean
-    if percentile == 95:
+    if demand.percentile >= 95:
         swing = Z95 * math.sqrt(2 * c / 3)
         busier = _steps(step, scheduler, demand, c + swing)
         spread = (busier.mean - mean) if busier is not None else mean
@@ -176,16 +211,20 @@ def _steady_step(step: StepModel, scheduler: Scheduler, demand: Demand, c: int) 
         elasticity = spread / swing * c / mean if mean else 0.0
         spread /= 1 - min(MAX_ELASTICITY, max(0.0, elasticity))
         tpot = mean + math.sqrt(spread**2 + Z95**2 * steps.variance / output)
-    own = steps.seconds[1:]
-    weighted: list[tuple[float, float]] = []
-    for p_k, s_k in zip(steps.probabilities, steps.seconds, strict=False):
-        landing = p_k * s_k / mean if mean else p_k
-        for i in range(WAIT_SLICES):
-            wait = (i + 0.5) / WAIT_SLICES * s_k
-            for j, p_j in enumerate(steps.probabilities):
-                weighted.append((wait + steps.chunks * own[j], landing * p_j / WAIT_SLICES))
-    ttft = _quantile(weighted, percentile / 100)
-    return tpot, ttft, mean
+    return _Latency(tpot, steps)
+
+
+def _quantile_of(demand: Demand) -> float:
+    return 0.95 if demand.percentile >= 95 else 0.5
+
+
+def _steady_step(step: StepModel, scheduler: Scheduler, demand: Demand, c: int) -> tuple[float, float, float] | None:
+    """(TPOT, TTFT) at ``c`` requests at a time, at the demand's percentile, and the mean step (what the replica's
+    throughput reads: c tokens a mean step); None when the token budget cannot carry their prompts."""
+    found = _latency(step, scheduler, demand, c)
+    if found is None:
+        return None
+    return found.tpot, found.ttft(_quantile_of(demand)), found.mean
 
 
 def replica_capacity(step: StepModel, scheduler: Scheduler, demand: Demand) -> ReplicaCapacity | None:
@@ -197,26 +236,25 @@ def replica_capacity(step: StepModel, scheduler: Scheduler, demand: Demand) -> R
     if cap < 1:
         return None
 
-    def meets(c: int) -> tuple[float, float, float] | None:
-        found = _steady_step(step, scheduler, demand, c)
-        if found is None:
-            return None
-        tpot, ttft, _mean = found
-        return found if tpot <= demand.tpot_target_s and ttft <= demand.ttft_target_s else None
+    q = _quantile_of(demand)
 
-    if meets(1) is None:
+    def meets(c: int) -> bool:
+        found = _latency(step, scheduler, demand, c)
+        return found is not None and found.tpot <= demand.tpot_target_s and found.ttft_within(demand.ttft_target_s, q)
+
+    if not meets(1):
         return None
     low, high = 1, 2
-    while high <= cap and meets(high) is not None:
+    while high <= cap and meets(high):
         low, high = high, high * 2
     high = min(high, cap + 1)
     while high - low > 1:
         middle = (low + high) // 2
-        if meets(middle) is not None:
+        if meets(middle):
             low = middle
         else:
             high = middle
-    tpot, ttft, mean = meets(low) or (0.0, 0.0, 0.0)
+    tpot, ttft, mean = _steady_step(step, scheduler, demand, low) or (0.0, 0.0, 0.0)
     if low >= cap:
         limit = "memory" if memory_cap < scheduler.max_num_seqs else "sequences"
     else:
