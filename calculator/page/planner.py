@@ -164,12 +164,13 @@ def plan_answer(
     options = options or PlanOptions()
     spec, state = inputs.spec, inputs.state
     precision = state.precision if state.precision else released_precision(spec.native_dtype)
+    engine = state.engine if state.engine in ("vllm", "sglang") else "vllm"
     workload = Workload(
         precision=precision,
         context=demand.prompt + demand.output_tokens,
-        engine=state.engine if state.engine in ("vllm", "sglang") else "vllm",
+        engine=engine,
         kv_dtype=state.kv,
-        engine_release=state.release,
+        engine_release=state.release if engine == "vllm" else "",  # the page's release is a vLLM line
     )
     need = estimate(spec, workload).total_bytes
     excluded = set(options.excluded_providers)
