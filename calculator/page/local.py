@@ -65,12 +65,13 @@ def local_section(
             options.append((build.label, need))
     options.sort(key=lambda o: o[1])
     spec = estimates.spec
+    needs: dict[tuple[str, str], int] = {}  # one estimate per option and engine for every card and Mac below
     gpu_verdicts = []
     for slug in LOCAL_GPUS:
         card = hardware_for(slug, gpus)
         if card is None or card.gpu is None:
             continue
-        found = verdict_on(spec, builds, card, context=state.context, concurrency=state.concurrency)
+        found = verdict_on(spec, builds, card, context=state.context, concurrency=state.concurrency, needs=needs)
         best = found.best
         gpu_verdicts.append(
             LocalGpuVerdict(
@@ -85,7 +86,7 @@ def local_section(
         mac = hardware_for(f"{MAC_PREFIX}{gib}", gpus, state.macos)
         if mac is None:
             continue
-        found = verdict_on(spec, builds, mac, context=state.context, concurrency=state.concurrency)
+        found = verdict_on(spec, builds, mac, context=state.context, concurrency=state.concurrency, needs=needs)
         best = found.best
         if best is None or best.mac is None:
             macs.append(MacVerdict(gib, "no", None, None, None, mac.default_budget_bytes))

@@ -157,10 +157,13 @@ def verdict_on(
     *,
     context: int = DEFAULT_CONTEXT,
     concurrency: int = 1,
+    needs: dict[tuple[str, str], int] | None = None,
 ) -> Verdict:
     """Every generic precision, the released one and each published build on one unit of ``hardware`` with its
     engine, and the widest that fits — never wider than the release: an MXFP4 or FP8 release is not widened to FP8 or
-    FP16 (those options stay in the table)."""
+    FP16 (those options stay in the table). ``needs``: the options' needs by (option, engine) for this model,
+    context and requests, shared between verdicts on several units (the need depends on the engine, not on the
+    unit: every Mac size and every consumer card asks llama.cpp for the same figures)."""
     by_key = {b.key: b for b in builds if b.file_size_bytes}
     released = released_precision(spec.native_dtype)
     generic = [
@@ -170,8 +173,12 @@ def verdict_on(
     ]
     options = []
     for key in (*generic, *((released,) if released not in generic else ()), *by_key):
-        workload = option_workload(key, by_key, hardware.engine, context=context, concurrency=concurrency)
-        need = estimate(spec, workload).total_bytes
+        need = needs.get((key, hardware.engine)) if needs is not None else None
+        if need is None:
+            workload = option_workload(key, by_key, hardware.engine, context=context, concurrency=concurrency)
+            need = estimate(spec, workload).total_bytes
+            if needs is not None:
+                needs[(key, hardware.engine)] = need
         label = precision_label(key, builds)
         if hardware.gpu is not None:
             units = gpus_needed(need, hardware.gpu, hardware.engine)
