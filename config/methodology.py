@@ -42,7 +42,8 @@ SOURCES: tuple[Source, ...] = (
         "vLLM (vllm-project/vllm)",
         "vllm/v1/kv_cache_interface.py, vllm/config/cache.py, vllm/v1/core/kv_cache_utils.py, "
         "vllm/v1/worker/gpu_worker.py, vllm/v1/worker/gpu_model_runner.py, "
-        "vllm/model_executor/models/config.py, vllm/model_executor/layers/quantization/awq.py and gptq.py",
+        "vllm/model_executor/models/config.py, vllm/model_executor/layers/quantization/awq.py and gptq.py; "
+        "docs/features/quantization/int8 (INT8 W8A8: llm-compressor's scheme, lm_head ignored)",
         _("versions of 2026; hybrid-model page padding at commit 1936cf38"),
         f"{GH}/vllm-project/vllm",
         _(
@@ -229,6 +230,15 @@ class Change:
 
 # Method changes readers can see, newest first (from the history of calculator/estimation).
 CHANGES: tuple[Change, ...] = (
+    Change(
+        date(2026, 12, 3),
+        _(
+            "On GPU pages and in the “can it run” answers for vLLM and SGLang, 8-bit integer weights are sized as the "
+            "INT8 W8A8 checkpoints those engines load (embeddings and output head in 16 bit) instead of 8.4 bits on "
+            "every tensor: Llama-3.1-8B’s weights 7.9 → 8.5 GiB, where vLLM logs 8.49 GiB for such a build. W8A8 "
+            "builds on the Hub are recognised as such."
+        ),
+    ),
     Change(
         date(2026, 12, 3),
         _(

@@ -39,10 +39,25 @@ _FORMAT_BY_TAG = (
     ("mlx", "MLX"),
     ("awq", "AWQ"),
     ("gptq", "GPTQ"),
+    ("w8a8", "W8A8"),
     ("bitsandbytes", "NF4"),
     ("fp8", "FP8"),
     ("exl2", "EXL2"),
 )
+
+
+def _compressed_tensors_format(quantization: Mapping[str, Any]) -> str | None:
+    """An llm-compressor checkpoint's format from its scheme (``config_groups``): 8-bit integer weights with 8-bit
+    activations are INT8 W8A8, 8-bit float weights FP8; other schemes (W4A16 and the like) are not told apart."""
+    groups = quantization.get("config_groups") or {}
+    for group in groups.values() if isinstance(groups, Mapping) else ():
+        weights = (group or {}).get("weights") or {}
+        activations = (group or {}).get("input_activations") or {}
+        if weights.get("num_bits") == 8 and weights.get("type") == "float":
+            return "FP8"
+        if weights.get("num_bits") == 8 and weights.get("type") == "int" and activations.get("num_bits") == 8:
+            return "W8A8"
+    return None
 
 
 class HubError(Exception):
@@ -114,7 +129,10 @@ class HubModelInfo:
         for needle, label in _FORMAT_BY_TAG:
             if needle in haystack or re.search(rf"(^|[/_.-]){needle}([_.-]|$)", name):
                 return label
-        quant_method = ((self.api_config or {}).get("quantization_config") or {}).get("quant_method")
+        quantization = (self.api_config or {}).get("quantization_config") or {}
+        quant_method = quantization.get("quant_method")
+        if isinstance(quant_method, str) and quant_method.lower() == "compressed-tensors":
+            return _compressed_tensors_format(quantization)
         if isinstance(quant_method, str):
             return {"awq": "AWQ", "gptq": "GPTQ", "fp8": "FP8", "bitsandbytes": "NF4"}.get(quant_method.lower())
         return None

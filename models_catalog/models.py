@@ -168,6 +168,7 @@ class QuantizedBuild(models.Model):
         MLX = "MLX"
         AWQ = "AWQ"
         GPTQ = "GPTQ"
+        W8A8 = "W8A8"
         FP8 = "FP8"
         NF4 = "NF4"
         EXL2 = "EXL2"

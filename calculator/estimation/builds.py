@@ -17,7 +17,7 @@ RUNTIMES_BY_FORMAT: dict[str, tuple[str, ...]] = {
     "BF16": ("vLLM", "SGLang", "llama.cpp (after conversion)", "Transformers"),
 }
 
-_PRECISION_BY_FORMAT = {"AWQ": "awq", "GPTQ": "gptq", "FP8": "fp8", "NF4": "nf4", "BF16": "fp16"}
+_PRECISION_BY_FORMAT = {"AWQ": "awq", "GPTQ": "gptq", "W8A8": "w8a8", "FP8": "fp8", "NF4": "nf4", "BF16": "fp16"}
 
 
 def build_precision(file_format: str, label: str, bits_per_weight: float | None) -> str:

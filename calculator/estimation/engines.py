@@ -53,7 +53,7 @@ class EngineProfile:
 
 
 _FLOAT_FORMATS = frozenset({"float", "generic", "fp8"})
-_GPU_QUANT = frozenset({"awq", "gptq", "bnb", "mxfp4"})
+_GPU_QUANT = frozenset({"awq", "gptq", "w8a8", "bnb", "mxfp4"})
 
 ENGINES: Mapping[str, EngineProfile] = {
     e.key: e

@@ -110,6 +110,9 @@ FP8_BLOCK_BITS = 8 + 32 / (128 * 128)  # DeepSeek-style FP8, one fp32 scale per 
 GPTQ_AWQ_G128_BITS = 4 + 16 / 128 + 4 / 128  # int4 + fp16 scale + packed 4-bit zero per group of 128
 NF4_DOUBLE_QUANT_BITS = 4 + 8 / 64 + 32 / (64 * 256)  # bitsandbytes NF4, absmax re-quantized in blocks of 256
 MXFP4_BITS = 17 * 8 / 32  # E2M1 values + one E8M0 scale per 32
+# INT8 W8A8 (llm-compressor's scheme, compressed-tensors): int8 weights with one 16-bit scale per output channel, a
+# share of a bit per weight below 0.004 for inputs of 4,096 or more; activations are quantized per token at run time
+W8A8_BITS = 8.0
 MLX_ROUTER_BITS = 8 + 32 / 64  # mlx-lm keeps MoE routers at 8-bit g64
 
 
@@ -121,7 +124,7 @@ def _mlx_bits(bits: int) -> float:
 class Precision:
     key: str  # as the query string and the CLI spell it: "fp16", "int4", "q4_k_m", "mlx-4bit"
     label: str  # as pages show it: "FP16 / BF16", "GGUF Q4_K_M"
-    family: str  # "float" | "generic" | "gguf" | "awq" | "gptq" | "bnb" | "mlx" | "mxfp4" | "fp8"
+    family: str  # "float" | "generic" | "gguf" | "awq" | "gptq" | "w8a8" | "bnb" | "mlx" | "mxfp4" | "fp8"
     nominal_bits: float  # the headline bits of the quantized tensors (orders precisions within a family)
     bits: BitsRule  # effective bits per category
     description: str  # what is quantized, what stays wide
@@ -395,6 +398,16 @@ def _checkpoint_formats() -> list[Precision]:
             _gptq_rule,
             "as AWQ, plus an int32 g_idx per input channel (counted with the model's real widths)",
             "§2.4, §2.9",
+        ),
+        Precision(
+            "w8a8",
+            "INT8 W8A8",
+            "w8a8",
+            8,
+            _linear_only(W8A8_BITS),
+            "linear weights int8 with a 16-bit scale per output channel (activations int8 per token at run time); "
+            "embeddings, head (the recipe ignores lm_head), norms, router and vision tower stay 16-bit",
+            "§2.9",
         ),
         Precision(
             "nf4",

@@ -97,9 +97,15 @@ class WeightsSource:
 # the precision a 16-bit checkpoint has; the converters and on-the-fly paths start from it
 _SIXTEEN_BIT = "fp16"
 # generic precision → the published formats that hold it, for an engine that loads safetensors checkpoints
-_FORMATS_FOR: dict[str, tuple[str, ...]] = {"fp16": ("BF16",), "fp8": ("FP8",), "awq": ("AWQ",), "gptq": ("GPTQ",)}
-_FORMATS_FOR |= {"int4": ("AWQ", "GPTQ"), "nf4": ("NF4",)}
-_SERVER_FORMATS = frozenset({"BF16", "FP8", "AWQ", "GPTQ", "NF4"})
+_FORMATS_FOR: dict[str, tuple[str, ...]] = {
+    "fp16": ("BF16",),
+    "fp8": ("FP8",),
+    "awq": ("AWQ",),
+    "gptq": ("GPTQ",),
+    "w8a8": ("W8A8",),
+}
+_FORMATS_FOR |= {"int8": ("W8A8",), "int4": ("AWQ", "GPTQ"), "nf4": ("NF4",)}
+_SERVER_FORMATS = frozenset({"BF16", "FP8", "AWQ", "GPTQ", "W8A8", "NF4"})
 # on-the-fly methods per engine: precision → --quantization value
 _ON_THE_FLY = {"vllm": {"fp8": "fp8", "nf4": "bitsandbytes"}, "sglang": {"fp8": "fp8"}}
 # releases llama.cpp's converter reads: 16-bit checkpoints, and MXFP4 experts (kept as MXFP4 in the file,

@@ -120,14 +120,15 @@ def option_workload(option: str, builds: dict[str, Build], engine: str, **change
 # as itself (its GGUF conversion keeps 8 bits per weight).
 _NOT_LOADED: dict[str, tuple[str, ...]] = {"llama.cpp": ("fp8",), "ollama": ("fp8",), "mlx": ("fp8",)}
 # The 8- and 4-bit widths as each engine loads them: llama.cpp and Ollama GGUF files (Q8_0; Q4_K_M, with the output
-# head in Q6_K and some attention and feed-forward layers wider), MLX its own N-bit groups, vLLM and SGLang 4-bit AWQ
-# or GPTQ checkpoints (embeddings, head and norms in 16 bit). The generic INT8 / INT4 of the reference page put
-# 8.4 / 4.2 bits on every tensor, embeddings and head included, which sizes a Q4_K_M file's weights 13–16 % short
-# (docs/methodology.md §2.4, §2.6, §2.7).
+# head in Q6_K and some attention and feed-forward layers wider), MLX its own N-bit groups, vLLM and SGLang INT8 W8A8
+# and 4-bit AWQ or GPTQ checkpoints (embeddings, head and norms in 16 bit). The generic INT8 / INT4 of the reference
+# page put 8.4 / 4.2 bits on every tensor, embeddings and head included, which sizes a Q4_K_M file's weights 13–16 %
+# and a W8A8 checkpoint's 7–9 % short (docs/methodology.md §2.4, §2.6, §2.7, §2.9).
 ENGINE_FORMATS: dict[str, dict[str, str]] = {
-    # vLLM and SGLang load 4-bit weights as AWQ or GPTQ checkpoints (16-bit embeddings, head and norms)
-    "vllm": {"int4": "awq"},
-    "sglang": {"int4": "awq"},
+    # vLLM and SGLang load 8-bit integer weights as W8A8 checkpoints and 4-bit ones as AWQ or GPTQ checkpoints
+    # (16-bit embeddings, head and norms in both)
+    "vllm": {"int8": "w8a8", "int4": "awq"},
+    "sglang": {"int8": "w8a8", "int4": "awq"},
     "llama.cpp": {"int8": "q8_0", "int4": "q4_k_m"},
     "ollama": {"int8": "q8_0", "int4": "q4_k_m"},
     "mlx": {"int8": "mlx-8bit", "int4": "mlx-4bit"},

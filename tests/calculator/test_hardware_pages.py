@@ -60,11 +60,12 @@ def test_gpu_page_lists_offers_with_dates_and_which_models_fit(client, site):
     assert "Nov 13, 2026" in offers[0].text
     fits = {r.attrs["data-model"]: r for r in page.one("table", id="models-on-gpu").select("tr", data_model=True)}
     glm = {c.attrs["data-precision"]: int(c.attrs["data-count"]) for c in fits["GLM-5.3-Flash"].select("td")}
-    # as released (FP8, 356 GB), INT8 (372 GB) and INT4 (187 GB) over the 185.5 GB vLLM fills of the 206.1 GB ROCm
-    # reports for an MI300X (90 % of the 192 GB on the box would need 3 for FP8)
-    assert glm == {"fp8": 2, "int8": 3, "awq": 2}
+    # as released (FP8, 356 GB), INT8 as the W8A8 checkpoints vLLM loads (356 GB: embeddings and head in 16 bit, the
+    # generic 8.4 bits on every tensor gave 372 GB and 3 GPUs) and INT4 (187 GB) over the 185.5 GB vLLM fills of the
+    # 206.1 GB ROCm reports for an MI300X (90 % of the 192 GB on the box would need 3 for FP8)
+    assert glm == {"fp8": 2, "w8a8": 2, "awq": 2}
     assert [th.attrs["data-format"] for th in page.one("table", id="models-on-gpu").select("th", data_format=True)] == [
-        "int8",
+        "w8a8",
         "awq",
     ]
     assert fits["GLM-5.3-Flash"].one("td", data_precision="fp8").one("span").text == "FP8"
@@ -171,13 +172,18 @@ def test_a_card_people_own_is_sized_for_the_gguf_files_llama_cpp_loads_not_gener
     generic = estimate(spec, Workload(precision="int4", engine="llama.cpp")).total_bytes
     row = card.one("tr", data_option="q4_k_m")
     assert row.one("th").text == "GGUF Q4_K_M" and need > 1.1 * generic
-    # a datacenter GPU under vLLM: 4-bit as the AWQ checkpoints vLLM loads, INT8 generic
+    # a datacenter GPU under vLLM: 8- and 4-bit as the W8A8 and AWQ checkpoints vLLM loads; W8A8 keeps embeddings and
+    # head in 16 bit, 8.46 GiB of weights where vLLM logs 8.49 GiB (RedHatAI's build), the generic INT8 7.85 GiB
     h100 = _page(client, LLAMA + "runs-on/h100-sxm/")
     assert (
         h100.one("tr", data_option="awq")
-        and h100.one("tr", data_option="int8")
+        and h100.one("tr", data_option="w8a8")
         and not h100.select("tr", data_option="int4")
+        and not h100.select("tr", data_option="int8")
     )
+    w8a8 = estimate(spec, Workload(precision="w8a8", engine="vllm")).weights_bytes
+    assert w8a8 / 2**30 == pytest.approx(8.49, rel=0.01)
+    assert estimate(spec, Workload(precision="int8", engine="vllm")).weights_bytes < 0.95 * w8a8
 
 
 def test_can_it_run_refuses_hardware_we_do_not_know(client, site):

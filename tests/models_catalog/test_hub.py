@@ -162,3 +162,57 @@ def _kwargs(name: str) -> dict:
 
     rec = recording(name)
     return {"status_code": rec["status"], "headers": rec["headers"], "content": body_bytes(rec)}
+
+
+def _info(hub_id: str, quantization: dict | None = None) -> hub.HubModelInfo:
+    return hub.HubModelInfo(
+        hub_id=hub_id,
+        sha=None,
+        created_at=None,
+        last_modified=None,
+        gated=None,
+        private=False,
+        downloads=None,
+        likes=None,
+        pipeline_tag=None,
+        library_name="transformers",
+        tags=(),
+        license=None,
+        base_models=(),
+        safetensors_total=None,
+        safetensors_by_dtype=None,
+        api_config={"quantization_config": quantization} if quantization else None,
+    )
+
+
+# The scheme llm-compressor writes for INT8 W8A8 (vLLM's docs, features/quantization/int8: GPTQModifier with
+# scheme="W8A8", targets="Linear", ignore=["lm_head"]): int8 weights per output channel, int8 activations per token
+W8A8_CONFIG = {
+    "quant_method": "compressed-tensors",
+    "format": "int-quantized",
+    "config_groups": {
+        "group_0": {
+            "targets": ["Linear"],
+            "weights": {"num_bits": 8, "type": "int", "symmetric": True, "strategy": "channel"},
+            "input_activations": {
+                "num_bits": 8,
+                "type": "int",
+                "symmetric": True,
+                "strategy": "token",
+                "dynamic": True,
+            },
+        }
+    },
+    "ignore": ["lm_head"],
+}
+
+
+def test_compressed_tensors_checkpoints_are_told_apart_by_their_scheme():
+    assert _info("someone/Llama-3.1-8B-Instruct-INT8", W8A8_CONFIG).quantized_format == "W8A8"
+    fp8 = {**W8A8_CONFIG, "format": "float-quantized"}
+    fp8["config_groups"] = {"group_0": {"weights": {"num_bits": 8, "type": "float"}, "input_activations": None}}
+    assert _info("someone/Llama-3.1-8B-Instruct-dynamic", fp8).quantized_format == "FP8"
+    w4a16 = {**W8A8_CONFIG, "config_groups": {"group_0": {"weights": {"num_bits": 4, "type": "int"}}}}
+    assert _info("someone/Llama-3.1-8B-Instruct-int4", w4a16).quantized_format is None
+    # RedHatAI's repositories name the scheme
+    assert _info("RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8").quantized_format == "W8A8"
