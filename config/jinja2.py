@@ -69,7 +69,7 @@ def environment(**options) -> Environment:
     # Escape HTML everywhere but in the Markdown and plain-text twins of the pages (Django's backend passes
     # autoescape=True, so this replaces it rather than defaulting it)
     options["autoescape"] = select_autoescape(disabled_extensions=("md", "txt"), default=True, default_for_string=True)
-    extensions = [*options.pop("extensions", []), "jinja2.ext.i18n"]
+    extensions = [*options.pop("extensions", []), "jinja2.ext.i18n", "config.compact_html.CompactHtml"]
     env = Environment(extensions=extensions, **options)
     # jinja2.ext.i18n adds this method at runtime (Environment.extend), so Jinja2's types do not know it
     env.install_gettext_callables(  # type: ignore[attr-defined]

@@ -31,9 +31,10 @@ BASIS_SECTIONS = (("facts_html", "calculator/_model_facts.html"), ("similar_html
 DEFERRED = {
     "more-gpus": "calculator/_gpus_more.html",  # the ranking past its first RANKING_SHOWN rows
     "providers": "calculator/_providers.html",
+    "builds": "calculator/_builds.html",  # only for a model with published builds (a section of its own)
     "faq": "calculator/_faq.html",
 }
-RANKING_SHOWN = 10
+RANKING_SHOWN = 6
 SECTION_FIELD = "section"  # the fragment of one deferred block
 SHOW_FIELD = "show"  # the page with these deferred blocks in it (comma-separated names)
 
@@ -90,7 +91,8 @@ def model_page_view(request: HttpRequest, model: Model) -> ModelPageView:
     parsed = parse_state(with_remembered_rig(request), choices)
     query = state_query(parsed.state, choices)
     shown = {name.strip() for name in request.GET.get(SHOW_FIELD, "").split(",")}
-    deferred = frozenset(name for name in DEFERRED if name not in shown)
+    # a model without published builds has no builds section: no placeholder for it either
+    deferred = frozenset(name for name in DEFERRED if name not in shown and (name != "builds" or sources.builds))
     return ModelPageView(
         model,
         facts,

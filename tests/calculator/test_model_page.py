@@ -176,7 +176,7 @@ def test_german_page_formats_money_and_numbers_for_german_readers(client, seed_s
 
 
 def test_real_builds_use_their_published_sizes(client, seed_site):
-    _, page = _get(client, GLM)
+    _, page = _get(client, GLM + "?show=builds")
 
     rows = page.one("table", id="quantized-builds").select("tr", data_build=True)
     assert [r.attrs["data-build"] for r in rows] == ["FP8 reference", "6-bit", "4-bit", "3-bit", "2-bit", "2bit-lite"]
@@ -415,7 +415,7 @@ def test_fine_tuning_framework_is_a_setting_with_a_stated_default(client, seed_s
 def test_german_page_says_our_build_notes_and_source_citations_in_german(client, seed_site):
     """The quality notes and document citations we wrote in reference_facts.json are extracted into the message
     catalog, so the German page reads them in German; the English page keeps them as written."""
-    _, page = _get(client, GLM_DE)
+    _, page = _get(client, GLM_DE + "?show=builds")
     builds = page.one(id="builds").text
     assert "Perplexität +2,96 % gegenüber FP8" in builds
     assert "Bezugspunkt für die Perplexitätsänderungen darunter" in builds
@@ -423,7 +423,7 @@ def test_german_page_says_our_build_notes_and_source_citations_in_german(client,
     assert "perplexity" not in builds and "community article" not in builds
     assert "FP8-Referenz" in builds and "FP8 reference" not in builds
 
-    _, page = _get(client, GLM)
+    _, page = _get(client, GLM + "?show=builds")
     assert "perplexity +2.96 % vs FP8; the card's everyday default" in page.one(id="builds").text
 
 
@@ -488,8 +488,14 @@ def test_the_faq_answers_the_same_cheapest_configuration_whatever_the_page_is_se
 def test_long_blocks_few_readers_open_load_when_scrolled_to_and_link_to_the_page_without_javascript(client, seed_site):
     _, page = _get(client, GLM)
     placeholders = {d.attrs["id"]: d for d in page.select("div", data_deferred=True)}
-    assert set(placeholders) == {"providers", "faq"}  # GLM-5.3-Flash's ranking has no more rows than are shown
+    assert set(placeholders) == {"providers", "builds", "faq"}  # GLM-5.3-Flash's ranking has no more rows than shown
     assert not page.select("table", id="by-provider") and not page.select("dd", data_faq=True)
+    assert not page.select("table", id="quantized-builds")
+    builds = _get(client, placeholders["builds"].attrs["hx-get"], HX_Request="true")[1]
+    assert len(builds.one("table", id="quantized-builds").select("tr", data_build=True)) == 6
+    # a model without published builds has no builds section, and no placeholder for one
+    _, llama = _get(client, "/en/models/meta-llama/Llama-3.1-8B-Instruct/")
+    assert "builds" not in {d.attrs["id"] for d in llama.select("div", data_deferred=True)}
     faq = placeholders["faq"]
     assert faq.attrs["hx-trigger"] == "revealed" and faq.attrs["hx-get"].endswith("?section=faq")
     link = faq.one("a").attrs["href"]
