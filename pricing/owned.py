@@ -5,13 +5,15 @@ their sources and confidence, rated power, and the sourced defaults for deprecia
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from datetime import date
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 OWNED_FILE = Path(__file__).resolve().parent / "data" / "owned-servers.json"
+R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +72,16 @@ class OwnedData:
         return tuple(s.slug for s in self.servers) + tuple(m.slug for m in self.machines)
 
 
+# The JSON's numbers as the records' fields want them (``from __future__`` leaves annotations as their names)
+_CONVERT: dict[str, Callable[[Any], Any]] = {"int": int, "float": float, "str": str}
+
+
+def _record(kind: type[R], raw: dict[str, Any]) -> R:
+    """One record of ``kind`` from its JSON object: each field by name, converted to the field's type; the notes
+    and sources' prose beside them stay in the file."""
+    return kind(**{f.name: _CONVERT[str(f.type)](raw[f.name]) for f in fields(kind)})  # type: ignore[arg-type]
+
+
 def _sourced(raw: dict[str, Any]) -> Sourced:
     return Sourced(float(raw["value"]), raw["confidence"], raw["source"])
 
@@ -77,39 +89,8 @@ def _sourced(raw: dict[str, Any]) -> Sourced:
 @cache
 def owned_data() -> OwnedData:
     raw = json.loads(OWNED_FILE.read_text(encoding="utf-8"))
-    servers = tuple(
-        OwnedServer(
-            slug=s["slug"],
-            name=s["name"],
-            gpu_slug=s["gpu_slug"],
-            gpus=int(s["gpus"]),
-            price_usd=float(s["price_usd"]),
-            price_confidence=s["price_confidence"],
-            price_source=s["price_source"],
-            power_kw=float(s["power_kw"]),
-            power_confidence=s["power_confidence"],
-            power_source=s["power_source"],
-        )
-        for s in raw["servers"]
-    )
-    machines = tuple(
-        OwnedMachine(
-            slug=m["slug"],
-            name=m["name"],
-            gpu_slug=m["gpu_slug"],
-            memory_gb=int(m["memory_gb"]),
-            price_usd=float(m["price_usd"]),
-            price_confidence=m["price_confidence"],
-            price_source=m["price_source"],
-            power_kw=float(m["power_kw"]),
-            power_confidence=m["power_confidence"],
-            power_source=m["power_source"],
-            engine=m["engine"],
-            slots=int(m["slots"]),
-            batch_tokens=int(m["batch_tokens"]),
-        )
-        for m in raw.get("machines", [])
-    )
+    servers = tuple(_record(OwnedServer, s) for s in raw["servers"])
+    machines = tuple(_record(OwnedMachine, m) for m in raw.get("machines", []))
     defaults = raw["defaults"]
     return OwnedData(
         read_on=date.fromisoformat(raw["read_on"]),
