@@ -293,9 +293,9 @@ MACHINE_PRECISIONS = ("q8_0", "q4_k_m")
 def _machine(
     inputs: PageInputs, machine: OwnedMachine, gpu: GpuSpec, demand: Demand, costs: OwnedCosts, price: float | None
 ) -> PlanRow | None:
-    """One machine on a desk serving the whole peak with llama.cpp's default slots at the widest GGUF type that
-    fits after raising its GPU memory limit; None when none fits, no target is met or one machine is not enough
-    (more Macs are not a serving plan)."""
+    """One machine on a desk serving the whole peak with llama.cpp's default slots at the widest GGUF type that fits
+    after raising its GPU memory limit and meets the targets alone; None when none does (more Macs are not a serving
+    plan)."""
     spec = inputs.spec
     length = demand.prompt + demand.output_tokens
     ram = machine.memory_gb * 2**30
@@ -313,11 +313,11 @@ def _machine(
         scheduler = Scheduler(machine.slots, machine.batch_tokens, length * machine.slots, 1)
         capacity = replica_capacity(step, scheduler, demand)
         if capacity is None:
-            return None
-        month = owned_month(price if price is not None else machine.price_usd, machine.power_kw, desk(costs))
+            continue  # a narrower type runs faster
+        month = owned_month(price if price is not None else machine.price_usd, machine.power_kw, _desk(costs))
         served = served_by_replicas(month.total_usd, capacity, demand, kind="owned")
         if served.replicas > 1:
-            return None
+            continue
         owned = OwnedRow(
             machine,
             price if price is not None else machine.price_usd,
@@ -346,7 +346,7 @@ def _machine(
     return None
 
 
-def desk(costs: OwnedCosts) -> OwnedCosts:
+def _desk(costs: OwnedCosts) -> OwnedCosts:
     """A machine on a desk: energy at the price per kWh, no PUE, no colocation."""
     return replace(costs, pue=1.0, colo_usd_per_kw_month=0.0)
 
