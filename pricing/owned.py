@@ -17,11 +17,13 @@ R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)
-class OwnedServer:
+class OwnedHardware:
+    """What every owned server type and desk machine has: its GPU, its price and rated power, each with its source
+    and how far to trust it."""
+
     slug: str
     name: str
     gpu_slug: str
-    gpus: int
     price_usd: float
     price_confidence: str
     price_source: str
@@ -31,19 +33,17 @@ class OwnedServer:
 
 
 @dataclass(frozen=True, slots=True)
-class OwnedMachine:
+class OwnedServer(OwnedHardware):
+    """A whole server of ``gpus`` GPUs in a data centre."""
+
+    gpus: int
+
+
+@dataclass(frozen=True, slots=True)
+class OwnedMachine(OwnedHardware):
     """A single machine on a desk (a Mac): one llama.cpp server with ``slots`` requests at a time."""
 
-    slug: str
-    name: str
-    gpu_slug: str
     memory_gb: int
-    price_usd: float
-    price_confidence: str
-    price_source: str
-    power_kw: float
-    power_confidence: str
-    power_source: str
     engine: str
     slots: int
     batch_tokens: int

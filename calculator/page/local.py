@@ -16,7 +16,7 @@ from models_catalog.architecture import ModelSpec
 from pricing.gpus import GpuSpec
 from web.kept import PROCESS, Kept
 
-from .machines import hardware_for, verdict_on
+from .machines import OptionNeed, hardware_for, option_needs, verdict_on
 from .setting import MATRIX_PRECISIONS, PageEstimates
 
 LOCAL_GPUS: tuple[str, ...] = ("rtx-3090", "rtx-4090", "rtx-5090", "rtx-pro-6000-blackwell")
@@ -65,13 +65,19 @@ def local_section(
             options.append((build.label, need))
     options.sort(key=lambda o: o[1])
     spec = estimates.spec
-    needs: dict[tuple[str, str], int] = {}  # one estimate per option and engine for every card and Mac below
+    by_engine: dict[str, tuple[OptionNeed, ...]] = {}  # each option's need once per engine, for every unit below
+
+    def needs(engine: str) -> tuple[OptionNeed, ...]:
+        if engine not in by_engine:
+            by_engine[engine] = option_needs(spec, builds, engine, context=state.context, concurrency=state.concurrency)
+        return by_engine[engine]
+
     gpu_verdicts = []
     for slug in LOCAL_GPUS:
         card = hardware_for(slug, gpus)
         if card is None or card.gpu is None:
             continue
-        found = verdict_on(spec, builds, card, context=state.context, concurrency=state.concurrency, needs=needs)
+        found = verdict_on(spec, builds, card, needs=needs(card.engine))
         best = found.best
         gpu_verdicts.append(
             LocalGpuVerdict(
@@ -86,7 +92,7 @@ def local_section(
         mac = hardware_for(f"{MAC_PREFIX}{gib}", gpus, state.macos)
         if mac is None:
             continue
-        found = verdict_on(spec, builds, mac, context=state.context, concurrency=state.concurrency, needs=needs)
+        found = verdict_on(spec, builds, mac, needs=needs(mac.engine))
         best = found.best
         if best is None or best.mac is None:
             macs.append(MacVerdict(gib, "no", None, None, None, mac.default_budget_bytes))

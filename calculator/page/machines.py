@@ -151,6 +151,32 @@ class Verdict:
         return self.options[-1]
 
 
+@dataclass(frozen=True, slots=True)
+class OptionNeed:
+    key: str
+    label: str
+    need_bytes: int
+
+
+def option_needs(
+    spec: ModelSpec, builds: Sequence[Build], engine: str, *, context: int = DEFAULT_CONTEXT, concurrency: int = 1
+) -> tuple[OptionNeed, ...]:
+    """Every generic precision as ``engine`` loads it, the released one and each published build, with what each
+    needs under ``engine``: the same for every unit that engine runs on (every Mac size and consumer card asks
+    llama.cpp for the same figures), so a section judging several units computes them once per engine."""
+    by_key = {b.key: b for b in builds if b.file_size_bytes}
+    released = released_precision(spec.native_dtype)
+    generic = [engine_format(p, engine) for p in GENERIC if p not in _NOT_LOADED.get(engine, ()) or p == released]
+    return tuple(
+        OptionNeed(
+            key,
+            precision_label(key, builds),
+            estimate(spec, option_workload(key, by_key, engine, context=context, concurrency=concurrency)).total_bytes,
+        )
+        for key in (*generic, *((released,) if released not in generic else ()), *by_key)
+    )
+
+
 def verdict_on(
     spec: ModelSpec,
     builds: Sequence[Build],
@@ -158,29 +184,18 @@ def verdict_on(
     *,
     context: int = DEFAULT_CONTEXT,
     concurrency: int = 1,
-    needs: dict[tuple[str, str], int] | None = None,
+    needs: Sequence[OptionNeed] | None = None,
 ) -> Verdict:
     """Every generic precision, the released one and each published build on one unit of ``hardware`` with its
     engine, and the widest that fits — never wider than the release: an MXFP4 or FP8 release is not widened to FP8 or
-    FP16 (those options stay in the table). ``needs``: the options' needs by (option, engine) for this model,
-    context and requests, shared between verdicts on several units (the need depends on the engine, not on the
-    unit: every Mac size and every consumer card asks llama.cpp for the same figures)."""
-    by_key = {b.key: b for b in builds if b.file_size_bytes}
+    FP16 (those options stay in the table). ``needs``: ``option_needs`` for the hardware's engine, where the caller
+    already has them."""
     released = released_precision(spec.native_dtype)
-    generic = [
-        engine_format(p, hardware.engine)
-        for p in GENERIC
-        if p not in _NOT_LOADED.get(hardware.engine, ()) or p == released
-    ]
+    if needs is None:
+        needs = option_needs(spec, builds, hardware.engine, context=context, concurrency=concurrency)
     options = []
-    for key in (*generic, *((released,) if released not in generic else ()), *by_key):
-        need = needs.get((key, hardware.engine)) if needs is not None else None
-        if need is None:
-            workload = option_workload(key, by_key, hardware.engine, context=context, concurrency=concurrency)
-            need = estimate(spec, workload).total_bytes
-            if needs is not None:
-                needs[(key, hardware.engine)] = need
-        label = precision_label(key, builds)
+    for option in needs:
+        key, label, need = option.key, option.label, option.need_bytes
         if hardware.gpu is not None:
             units = gpus_needed(need, hardware.gpu, hardware.engine)
             options.append(Option(key, label, need, units == 1, units == 1, units))

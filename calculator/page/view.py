@@ -91,8 +91,9 @@ def model_page_view(request: HttpRequest, model: Model) -> ModelPageView:
     parsed = parse_state(with_remembered_rig(request), choices)
     query = state_query(parsed.state, choices)
     shown = {name.strip() for name in request.GET.get(SHOW_FIELD, "").split(",")}
-    # a model without published builds has no builds section: no placeholder for it either
-    deferred = frozenset(name for name in DEFERRED if name not in shown and (name != "builds" or sources.builds))
+    # a model without published builds of a known size has no builds section: no placeholder for it either
+    sized = any(b.file_size_bytes for b in sources.builds)
+    deferred = frozenset(name for name in DEFERRED if name not in shown and (name != "builds" or sized))
     return ModelPageView(
         model,
         facts,
