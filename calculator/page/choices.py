@@ -17,6 +17,7 @@ FORM_PRECISIONS: tuple[str, ...] = (
     "fp8",
     "int8",
     "int4",
+    "w8a8",
     "awq",
     "gptq",
     "nf4",

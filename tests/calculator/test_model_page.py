@@ -510,7 +510,7 @@ def test_long_blocks_few_readers_open_load_when_scrolled_to_and_link_to_the_page
     assert "mode=lora" in url and "context=32K" in url and url.endswith("section=providers")
 
 
-@pytest.mark.parametrize("precision", ["gptq", "q6_k", "q5_k_m", "iq4_xs", "q2_k", "mlx-8bit", "mlx-3bit"])
+@pytest.mark.parametrize("precision", ["w8a8", "gptq", "q6_k", "q5_k_m", "iq4_xs", "q2_k", "mlx-8bit", "mlx-3bit"])
 def test_every_format_an_engine_loads_is_a_choice_on_the_page_and_in_the_api(client, seed_site, precision):
     page = _get(client, GLM)[1]
     offered = {o.attrs["value"] for o in page.one("select", name="precision").select("option")}
