@@ -21,7 +21,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET
 
 from calculator import validation
-from calculator.labels import engine_name
+from calculator.labels import engine_name, precision_name
 from calculator.validation import Case, Result
 from calculator.validation.computed import kept_results
 from pricing.gpus import gpu_by_slug
@@ -65,6 +65,10 @@ _INTERNAL_REFERENCE = re.compile(r"[;,]?\s*docs/methodology\.md(?:\s*§\s*[\d.]+
 # A commit a source line pins ("(commit 25933486)", "at commit 145b6280…"): kept in the downloadable data, where a
 # script can use it; a reader cites the document by its title and link.
 _COMMIT = re.compile(r"\s*\(?\b(?:at\s+)?commit\s+[0-9a-f]{7,40}\b\)?", re.IGNORECASE)
+# The same pin written after a repository's name ("llm-d-planner @d3121e05", "ik_llama.cpp at 8337e4cd…"), and a
+# commit as a path segment of a link (".../blob/d3121e05…/logs/…"), which the link keeps and its text shows as "…"
+_PIN = re.compile(r"\s*(?:@|\bat\s+)(?=[0-9]*[a-f])[0-9a-f]{7,40}\b")
+_HASH_SEGMENT = re.compile(r"/(?=[0-9]*[a-f])[0-9a-f]{7,40}(?=/)")  # a letter in it: not a number
 
 # The architecture families the cases are grouped by, in the reader's words.
 FAMILY_LABELS = {
@@ -99,14 +103,14 @@ class SourcePart:
 
 def source_parts(source: str) -> list[SourcePart]:
     """A source line as text and links, without our internal section references."""
-    text = _COMMIT.sub("", _INTERNAL_REFERENCE.sub("", source)).strip().rstrip(";,").strip()
+    text = _PIN.sub("", _COMMIT.sub("", _INTERNAL_REFERENCE.sub("", source))).strip().rstrip(";,").strip()
     parts: list[SourcePart] = []
     position = 0
     for match in _URL.finditer(text):
         url = match.group(0).rstrip(").,;")
         if match.start() > position:
             parts.append(SourcePart(text[position : match.start()]))
-        parts.append(SourcePart(url, url))
+        parts.append(SourcePart(_HASH_SEGMENT.sub("/…", url), url))
         position = match.start() + len(url)
     if position < len(text):
         parts.append(SourcePart(text[position:]))
@@ -164,6 +168,8 @@ def settings_text(settings: Any) -> list[str]:
             value = gettext("yes") if value else gettext("no")
         elif name == "gpu" and isinstance(value, str) and (gpu := gpu_by_slug(value)) is not None:
             value = gpu.short_name  # "H100 80GB", not the catalog's slug
+        elif name == "precision" and isinstance(value, str):
+            value = precision_name(value)  # "INT8 W8A8", not the catalog's key
         shown.append(f"{SETTING_LABELS.get(name, name)}: {value}")
     return shown
 
