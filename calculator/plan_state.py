@@ -17,6 +17,7 @@ from calculator.formatting import format_number
 from pricing.owned import owned_data
 
 MAX_VALUE_CHARS = 32
+MAX_LIST_CHARS = MAX_VALUE_CHARS * 8  # a comma-separated list of providers (``x``)
 _VOLUME = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMbBtT]?)\s*$")
 _SCALE = {"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 MIN_VOLUME, MAX_VOLUME = 1e3, 1e15  # output tokens a month
@@ -192,7 +193,7 @@ def parse_plan(query: QueryDict) -> ParsedPlan:
         if not given or not given[0].strip():
             continue
         raw = ",".join(given) if name == "x" else given[0]
-        if len(raw) > (MAX_VALUE_CHARS * 8 if name == "x" else MAX_VALUE_CHARS):
+        if len(raw) > (MAX_LIST_CHARS if name == "x" else MAX_VALUE_CHARS):
             unused.append(Unused(name, raw[:MAX_VALUE_CHARS] + "…", _("too long")))
             continue
         value, problem = PARSERS[name](raw)

@@ -17,6 +17,8 @@ from calculator.estimation import ENGINES, FRAMEWORKS_KEYS, KV_DTYPES, OPTIMIZER
 from calculator.estimation.engine_releases import VLLM_RELEASES
 from calculator.estimation.fit import MACOS_VERSIONS
 from calculator.estimation.serving import DEFAULT_MIN_TOKENS_PER_S
+from calculator.plan_state import MAX_LIST_CHARS
+from calculator.plan_state import MAX_VALUE_CHARS as PLAN_VALUE_CHARS
 from calculator.state import (
     MAX_BATCH,
     MAX_CONCURRENCY,
@@ -484,50 +486,55 @@ class InlineConfig(Schema):
 # --- plan ---------------------------------------------------------------------------------------------------
 
 
+def _plan_field(schema: dict[str, Any], max_chars: int = PLAN_VALUE_CHARS) -> Any:
+    """A planner parameter, documented with the length the planner's own parser accepts (calculator/plan_state.py)."""
+    return Annotated[str | None, WithJsonSchema({**schema, "maxLength": max_chars})]
+
+
 class PlanQuery(Schema):
     model: str = Field(..., max_length=200, description="catalog model id, organisation/name (GET /models)")
-    out: _documented({"type": "string"}) = Field(  # type: ignore[valid-type]
+    out: _plan_field({"type": "string"}) = Field(  # type: ignore[valid-type]
         None, description="output tokens a month: 500M, 1B, 2.5T (decimal K/M/B/T; default 1B)"
     )
-    ratio: _documented({"type": "number", "minimum": 0, "maximum": 1000}) = Field(  # type: ignore[valid-type]
+    ratio: _plan_field({"type": "number", "minimum": 0, "maximum": 1000}) = Field(  # type: ignore[valid-type]
         None, description="input tokens per output token (default 3)"
     )
-    cached: _documented({"type": "integer", "minimum": 0, "maximum": 100}) = Field(  # type: ignore[valid-type]
+    cached: _plan_field({"type": "integer", "minimum": 0, "maximum": 100}) = Field(  # type: ignore[valid-type]
         None, description="percent of input served from a prefix cache (default 0)"
     )
-    olen: _documented({"type": "integer", "minimum": 1, "maximum": 65536}) = Field(  # type: ignore[valid-type]
+    olen: _plan_field({"type": "integer", "minimum": 1, "maximum": 65536}) = Field(  # type: ignore[valid-type]
         None, description="output tokens per request (default 1000)"
     )
-    peak: _documented({"type": "number", "minimum": 1, "maximum": 100}) = Field(  # type: ignore[valid-type]
+    peak: _plan_field({"type": "number", "minimum": 1, "maximum": 100}) = Field(  # type: ignore[valid-type]
         None, description="peak over the average rate (default 2)"
     )
-    ttft: _documented({"type": "number", "minimum": 0.01, "maximum": 600}) = Field(  # type: ignore[valid-type]
-        None, description="typical time to first token under steady load, seconds (default 2)"
+    ttft: _plan_field({"type": "number", "minimum": 0.01, "maximum": 600}) = Field(  # type: ignore[valid-type]
+        None, description="time to first token under steady load at the percentile `pct`, seconds (default 2)"
     )
-    tpot: _documented({"type": "integer", "minimum": 1, "maximum": 10000}) = Field(  # type: ignore[valid-type]
-        None, description="typical time per output token, milliseconds (default 50)"
+    tpot: _plan_field({"type": "integer", "minimum": 1, "maximum": 10000}) = Field(  # type: ignore[valid-type]
+        None, description="time per output token under steady load at the percentile `pct`, milliseconds (default 50)"
     )
-    engine: _documented({"type": "string", "enum": ["vllm", "sglang"]}) = Field(  # type: ignore[valid-type]
+    engine: _plan_field({"type": "string", "enum": ["vllm", "sglang"]}) = Field(  # type: ignore[valid-type]
         None, description="the engine each rented replica runs (default vllm)"
     )
-    pct: _documented({"type": "integer", "enum": [50, 95]}) = Field(  # type: ignore[valid-type]
+    pct: _plan_field({"type": "integer", "enum": [50, 95]}) = Field(  # type: ignore[valid-type]
         None, description="the percentile the latency targets hold at: 50 (median, default) or 95"
     )
-    spot: _documented({"type": "integer", "enum": [0, 1]}) = Field(  # type: ignore[valid-type]
+    spot: _plan_field({"type": "integer", "enum": [0, 1]}) = Field(  # type: ignore[valid-type]
         None, description="1: spot (interruptible) offers count too, marked as such (default 0: on-demand only)"
     )
-    x: _documented({"type": "string"}) = Field(  # type: ignore[valid-type]
+    x: _plan_field({"type": "string"}, MAX_LIST_CHARS) = Field(  # type: ignore[valid-type]
         None, description="providers to leave out, comma-separated slugs (GET /providers), e.g. aws,gcp"
     )
-    years: _documented({"type": "number", "minimum": 1, "maximum": 15}) = Field(  # type: ignore[valid-type]
+    years: _plan_field({"type": "number", "minimum": 1, "maximum": 15}) = Field(  # type: ignore[valid-type]
         None, description="years an owned server is written off over (default 5)"
     )
-    kwh: _documented({"type": "number", "minimum": 0, "maximum": 2}) = Field(  # type: ignore[valid-type]
+    kwh: _plan_field({"type": "number", "minimum": 0, "maximum": 2}) = Field(  # type: ignore[valid-type]
         None, description="energy price, USD per kWh (default 0.0895)"
     )
-    pue: _documented({"type": "number", "minimum": 1, "maximum": 3}) = Field(  # type: ignore[valid-type]
+    pue: _plan_field({"type": "number", "minimum": 1, "maximum": 3}) = Field(  # type: ignore[valid-type]
         None, description="the data centre's power usage effectiveness (default 1.54)"
     )
-    colo: _documented({"type": "number", "minimum": 0, "maximum": 5000}) = Field(  # type: ignore[valid-type]
+    colo: _plan_field({"type": "number", "minimum": 0, "maximum": 5000}) = Field(  # type: ignore[valid-type]
         None, description="colocation, USD per kW of rated server power a month (default 184.06)"
     )
