@@ -142,7 +142,6 @@ class PlanAnswer:
     crossovers: tuple[Crossover, ...]
     options: PlanOptions = PlanOptions()
     owned_costs: OwnedCosts | None = None
-    spot_offered: bool = False  # a spot row is among the rows
 
     @property
     def cheapest(self) -> PlanRow | None:
@@ -221,7 +220,6 @@ def plan_answer(
         _crossovers(_trend(rows, demand)),
         options,
         costs,
-        any(r.offer is not None and r.offer.ranked.offer.pricing_kind == "spot" for r in rows),
     )
 
 
