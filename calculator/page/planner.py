@@ -217,7 +217,7 @@ def plan_answer(
         tuple(rows),
         tuple(unmet),
         curve,
-        _crossovers(_trend(rows, demand)),
+        _crossovers(_curve(rows, demand, whole=False)),
         options,
         costs,
     )
@@ -390,21 +390,13 @@ def _volumes() -> list[float]:
     return [10 ** (math.log10(CHART_LOW) + i * step) for i in range(CHART_POINTS)]
 
 
-def _curve(rows: list[PlanRow], demand: Demand) -> tuple[CurvePoint, ...]:
-    """The cheapest API, rented and owned option at each volume of the chart (log steps), as paid."""
+def _curve(rows: list[PlanRow], demand: Demand, whole: bool = True) -> tuple[CurvePoint, ...]:
+    """The cheapest API, rented and owned option at each volume of the chart (log steps), as paid; with
+    ``whole=False`` the trend of fractional replicas, where one kind's cost falls below another's for good rather than
+    where rounding up one more replica makes two kinds swap back and forth (the crossovers read it)."""
     points = []
     for volume in _volumes():
-        costs = _cheapest(rows, demand, volume, whole=True)
-        points.append(CurvePoint(volume, costs.get("api"), costs.get("rented"), costs.get("owned")))
-    return tuple(points)
-
-
-def _trend(rows: list[PlanRow], demand: Demand) -> tuple[CurvePoint, ...]:
-    """The same with fractional replicas: where one kind's cost falls below another's for good, not where rounding
-    up one more replica makes two kinds swap back and forth."""
-    points = []
-    for volume in _volumes():
-        costs = _cheapest(rows, demand, volume, whole=False)
+        costs = _cheapest(rows, demand, volume, whole)
         points.append(CurvePoint(volume, costs.get("api"), costs.get("rented"), costs.get("owned")))
     return tuple(points)
 
