@@ -33,7 +33,14 @@ DEFERRED = {
     "providers": "calculator/_providers.html",
     "builds": "calculator/_builds.html",  # only for a model with published builds (a section of its own)
     "faq": "calculator/_faq.html",
+    # the tables of the model's facts and their sources, inside their disclosures: loaded when opened (or, open,
+    # when scrolled to); they read no input, so their URLs carry none
+    "param-table": "calculator/_param_table.html",
+    "fact-table": "calculator/_fact_table.html",
 }
+# The DEFERRED blocks that sit in a disclosure of the model's facts: the page anchor is the disclosure's, and the
+# block loads when it becomes visible (``intersect``: opening the disclosure reveals it without a scroll).
+IN_DISCLOSURE = {"param-table": "fact-sources", "fact-table": "other-sources"}
 RANKING_SHOWN = 6
 SECTION_FIELD = "section"  # the fragment of one deferred block
 SHOW_FIELD = "show"  # the page with these deferred blocks in it (comma-separated names)
@@ -43,6 +50,7 @@ SHOW_FIELD = "show"  # the page with these deferred blocks in it (comma-separate
 class DeferredUrls:
     fragment: str  # the block alone, for htmx
     page: str  # the whole page with the block in it, at its anchor
+    trigger: str = "revealed"  # the htmx event that loads it
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +123,10 @@ def model_page_view(request: HttpRequest, model: Model) -> ModelPageView:
 
 
 def _deferred_urls(base_url: str, query: str, name: str) -> DeferredUrls:
+    if name in IN_DISCLOSURE:
+        anchor = IN_DISCLOSURE[name]
+        fragment, page = f"{base_url}?{SECTION_FIELD}={name}", f"{base_url}?{SHOW_FIELD}={name}#{anchor}"
+        return DeferredUrls(fragment=fragment, page=page, trigger="intersect once")
     joined = f"{query}&" if query else ""
     anchor = "ranking" if name == "more-gpus" else name  # shown on the page, the rows join the ranking's table
     return DeferredUrls(
@@ -162,16 +174,21 @@ def basis_sections(request: HttpRequest, view: ModelPageView) -> dict[str, Marku
     """The sections rendered from the basis alone, as kept HTML (the whole page includes them; a fragment never)."""
     today = datetime.now(UTC).date()
     basis: PageBasis = page_basis(view.model, today)
+    deferred = view.deferred & IN_DISCLOSURE.keys()  # the facts' tables this page leaves to their disclosures
     context = {
         "facts": basis.facts,
         "model": basis.facts.model,
         "notes": view.notes,
         "similar": basis.similar,
         "compare_url": basis.compare_url,
+        "deferred": deferred,
+        "deferred_urls": {name: view.deferred_urls[name] for name in deferred},
     }
+    variant = ",".join(sorted(deferred))  # the URLs in it carry no state: one rendering per set of deferred tables
 
     def rendered(template: str) -> Markup:
-        return Markup(kept_section(view.model, today, template, lambda: render_to_string(template, context, request)))
+        key = f"{template}|{variant}"
+        return Markup(kept_section(view.model, today, key, lambda: render_to_string(template, context, request)))
 
     return {name: rendered(template) for name, template in BASIS_SECTIONS}
 

@@ -141,3 +141,19 @@ def test_the_faq_and_the_per_cloud_table_load_when_scrolled_into_view(browser_pa
     page.locator("#faq").scroll_into_view_if_needed()
     page.wait_for_selector("dd[data-faq=cheapest]")
     assert errors == []
+
+
+def test_the_facts_source_tables_load_when_their_disclosure_shows(browser_page, seed_site):
+    """The parameter-count table (open: its sources disagree) loads when scrolled to; the closed table of the other
+    facts loads when its disclosure is opened, with no scroll."""
+    page = browser_page
+    errors = _errors(page)
+    page.goto(GLM)
+    page.wait_for_function("() => window.htmx !== undefined")
+    assert page.locator("#fact-sources tr[data-kind]").count() == 0
+    page.locator("#fact-sources").scroll_into_view_if_needed()
+    page.wait_for_selector("#fact-sources tr[data-kind=params_total][data-conflict]")
+    assert page.locator("#other-sources tr[data-kind]").count() == 0
+    page.locator("#other-sources summary").click()
+    page.wait_for_selector("#other-sources #fact-table tr[data-kind]")
+    assert page.url.endswith(GLM) and errors == []

@@ -334,8 +334,16 @@ def test_conflicting_parameter_counts_are_shown_side_by_side(client, seed_site):
     _, page = _get(client, GLM)
 
     sources = page.one("details", id="fact-sources")
-    assert "open" in sources.attrs
-    totals = sources.select("tr", data_kind="params_total")
+    assert "open" in sources.attrs and "the sources disagree" in sources.one("summary").text
+    # the table loads when the disclosure shows (htmx), or with the page that asks for it (no JavaScript)
+    placeholder = sources.one("div", data_deferred="param-table")
+    assert placeholder.attrs["hx-trigger"] == "intersect once"
+    assert placeholder.attrs["hx-get"].endswith("/GLM-5.3-Flash/?section=param-table")
+    assert placeholder.one("a").attrs["href"].endswith("?show=param-table#fact-sources")
+    block = _get(client, placeholder.attrs["hx-get"], HX_Request="true")[1]
+    shown = _get(client, GLM + "?show=param-table")[1].one("details", id="fact-sources")
+    assert block.one("div", id="param-table").text == shown.one("div", id="param-table").text
+    totals = block.select("tr", data_kind="params_total")
     assert {r.attrs["data-source"] for r in totals} >= {"reference", "computed"}
     assert any("321.30" in r.text and "used" in r.text for r in totals)
     assert any("320.00" in r.text for r in totals)
@@ -378,14 +386,17 @@ def test_our_own_count_from_the_config_is_shown_but_never_makes_a_conflict(clien
     # Qwen3-30B-A3B: the card says 3.3 B active, counting the config layer by layer gives 3.04 B (conventions
     # differ on what counts as active); only published sources that disagree make a conflict.
     _, page = _get(client, "/en/models/Qwen/Qwen3-30B-A3B/")
+    assert "open" not in page.one("details", id="fact-sources").attrs
+    assert not page.select("tr", data_kind="params_active")  # the table loads when the disclosure opens
 
+    _, page = _get(client, "/en/models/Qwen/Qwen3-30B-A3B/?show=param-table")
     sources = page.one("details", id="fact-sources")
-    assert "open" not in sources.attrs
+    assert "open" in sources.attrs
     assert any(r.attrs["data-source"] == "computed" for r in sources.select("tr", data_kind="params_active"))
 
 
 def test_german_page_cites_our_own_source_notes_in_german(client, seed_site):
-    _, page = _get(client, "/de/models/Qwen/Qwen3-30B-A3B/")
+    _, page = _get(client, "/de/models/Qwen/Qwen3-30B-A3B/?show=param-table")
 
     text = page.one("details", id="fact-sources").text
     assert "Schicht für Schicht aus der config.json des Modells gezählt" in text
@@ -488,7 +499,8 @@ def test_the_faq_answers_the_same_cheapest_configuration_whatever_the_page_is_se
 def test_long_blocks_few_readers_open_load_when_scrolled_to_and_link_to_the_page_without_javascript(client, seed_site):
     _, page = _get(client, GLM)
     placeholders = {d.attrs["id"]: d for d in page.select("div", data_deferred=True)}
-    assert set(placeholders) == {"providers", "builds", "faq"}  # GLM-5.3-Flash's ranking has no more rows than shown
+    # GLM-5.3-Flash's ranking has no more rows than shown; its facts' tables wait in their disclosures
+    assert set(placeholders) == {"providers", "builds", "faq", "param-table", "fact-table"}
     assert not page.select("table", id="by-provider") and not page.select("dd", data_faq=True)
     assert not page.select("table", id="quantized-builds")
     builds = _get(client, placeholders["builds"].attrs["hx-get"], HX_Request="true")[1]
@@ -501,7 +513,8 @@ def test_long_blocks_few_readers_open_load_when_scrolled_to_and_link_to_the_page
     link = faq.one("a").attrs["href"]
     assert link.endswith("?show=faq#faq")
     shown = _get(client, link.split("#")[0])[1]
-    assert shown.select("dd", data_faq=True) and shown.select("div", data_deferred=True)[0].attrs["id"] == "providers"
+    assert shown.select("dd", data_faq=True)
+    assert "faq" not in {d.attrs["id"] for d in shown.select("div", data_deferred=True)}
     block = _get(client, faq.attrs["hx-get"], HX_Request="true")[1]
     assert block.one("section", id="faq").select("dd", data_faq=True)
     # a state's placeholders load that state's block

@@ -97,7 +97,7 @@ def test_invalid_sort_falls_back_and_is_reported(client, catalog):
 
 
 def test_rounded_published_figure_is_not_a_conflict(client, catalog):
-    page = parse(client.get("/en/models/Qwen/Qwen3-30B-A3B/").content)
+    page = parse(client.get("/en/models/Qwen/Qwen3-30B-A3B/?show=param-table").content)
 
     # 30,532,122,624 (safetensors) and "30.5B" (published) agree at the published precision.
     totals = page.one("details", id="fact-sources").select("tr", data_kind="params_total")
