@@ -24,6 +24,7 @@ _LABELS: Mapping[tuple[str, str], Promise] = {
     ("kv_cache", ""): _("KV cache"),
     ("linear_state", ""): _("Linear-attention state"),
     ("replicated_weights", ""): _("Attention weights on every GPU"),
+    ("weights_layout", ""): _("MXFP4 kernel layout"),
     ("overhead", ""): _("Runtime overhead"),
     ("overhead", "sglang"): _("Reserved for activations and CUDA graphs"),
     ("compute_buffer", ""): _("Compute buffer"),
@@ -59,6 +60,11 @@ _FORMULAS: Mapping[tuple[str, str], Promise] = {
         "{bytes_per_token} bytes per token ({layers} cached layers, {kv_dtype}) × {cells} cells × concurrent "
         "requests ({requests}; {engine} paging)"
     ),
+    ("weights_layout", "vllm_mxfp4"): _(
+        "vLLM's MXFP4 expert layout for its Triton kernel, {layers} layers × {experts} experts over {tp} GPU(s): "
+        "expert scales kept twice (the original and a copy padded to 256 rows) {scales} bytes + biases widened to "
+        "fp32 {biases} bytes + each GPU's expert width padded to {width} {padding} bytes"
+    ),
     ("replicated_weights", ""): _(
         "{bytes} bytes {engine} holds whole on each of {ranks} data-parallel attention GPUs (attention and what it "
         "does not split) × {copies} copies beyond the one the weights count"
@@ -75,6 +81,12 @@ _FORMULAS: Mapping[tuple[str, str], Promise] = {
         "bytes: the profiled peak {activation} bytes (the larger of one layer's activations over 8,192 tokens and "
         "{buffers} × {seqs} sequences × {vocab} vocabulary × 4 B), CUDA graphs {cudagraph} bytes, memory outside "
         "PyTorch and the CUDA context"
+    ),
+    ("overhead", "vllm_layout"): _(
+        "larger of 10 % × (weights + KV cache) + 1 GB = {seed} bytes less the {layout} bytes of the MXFP4 layout "
+        "counted above, and {release}'s start-up budget = {floor} bytes: the profiled peak {activation} bytes (the "
+        "larger of one layer's activations over 8,192 tokens and {buffers} × {seqs} sequences × {vocab} vocabulary "
+        "× 4 B), CUDA graphs {cudagraph} bytes, memory outside PyTorch and the CUDA context"
     ),
     ("overhead", "sglang"): _(
         "SGLang reserved_mem = 512 + 1.5 × chunked_prefill + 2 × cuda_graph_max_bs + 128 MiB, at least 10 GiB on "

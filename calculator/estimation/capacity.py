@@ -119,6 +119,8 @@ def _weights_per_gpu(spec: ModelSpec, engine: EngineProfile, settings: EngineSet
         context=1,
         load_mtp_layers=False,
         weights_file_bytes=settings.weights_file_bytes,
+        tensor_parallel=tp,  # vLLM's MXFP4 layout pads each rank's expert width
+        engine_release=settings.release if engine.key == "vllm" else "",
     )
     return -(-estimate(spec, workload).weights_bytes // tp)
 

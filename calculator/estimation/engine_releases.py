@@ -38,6 +38,10 @@ class VllmRelease:
     # the fused-MoE kernels' workspaces stay allocated between calls (vllm/v1/worker/workspace.py WorkspaceManager),
     # so they sit under the sampler's peak too: seen in every MoE start-up of the 0.19 logs, absent from 0.11's
     moe_workspace_kept: bool
+    # MXFP4 experts on Hopper re-laid for triton_kernels' swizzled layouts, the scales held twice (weights.py
+    # vllm_mxfp4_layout_bytes): vllm mxfp4_utils.py `_swizzle_mxfp4` keeps the plain strided layout on torch < 2.8.1,
+    # which the wheels of 0.10–0.11.0 pin (2.8.0); from 0.11.1 they bring PyTorch 2.9
+    mxfp4_swizzled: bool
     sources: tuple[str, ...]
 
 
@@ -69,6 +73,7 @@ _V0_8 = VllmRelease(
     counts_cuda_context=True,
     hidden_states_kept=False,
     moe_workspace_kept=False,
+    mxfp4_swizzled=False,
     sources=("§4.12", "vllm 0.8.5 vllm/v1/worker/gpu_worker.py: total × utilization − absolute peak"),
 )
 # PyTorch's sort path, as a pip installation runs it: the wheels did not bring FlashInfer before 0.12
@@ -87,6 +92,7 @@ _V0_12 = replace(
     label="vLLM 0.12–0.16",
     released="2025-12",
     hidden_states_kept=True,
+    mxfp4_swizzled=True,
     sources=("§4.12", "vllm 0.12.0 FlashInfer sampler opt-in only: PyTorch sort path", _SOURCE_FILES),
 )
 _V0_17 = replace(

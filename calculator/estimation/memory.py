@@ -9,6 +9,7 @@ from __future__ import annotations
 from models_catalog.architecture import ModelSpec
 
 from .dp_attention import attention_ranks, replicated_weight_bytes
+from .engine_releases import vllm_release
 from .engines import ENGINES, EngineProfile, KvDtype, get_engine, get_kv_dtype
 from .facts import SpecFacts, spec_facts
 from .kv import KvSize, kv_size
@@ -20,7 +21,7 @@ from .precision import (
     get_precision,
 )
 from .training import _training_precision, training_terms
-from .weights import weights_detail
+from .weights import vllm_mxfp4_layout_bytes, weights_detail
 from .workload import Breakdown, Mode, Term, Workload
 
 _DEFAULT_WORKLOAD = Workload()
@@ -116,6 +117,11 @@ def _inference_terms(
         host_embedding, embed_bits = _host_embedding(facts, engine, precision, weights)
         gpu_weights = weights - (host_embedding if facts.counts.lm_head else 0)
         terms = [_weights_term(precision, params, avg_bits, weights, gpu_weights)]
+        swizzled = engine.key == "vllm" and vllm_release(workload.engine_release).mxfp4_swizzled
+        if swizzled and precision.family == "mxfp4":
+            layout, inputs = vllm_mxfp4_layout_bytes(facts, workload.tensor_parallel)
+            if layout:
+                terms.append(Term("weights_layout", layout, inputs, variant="vllm_mxfp4"))
     if host_embedding:
         terms.append(
             Term(
@@ -162,6 +168,7 @@ def _inference_terms(
             concurrency,
             estimated,
             workload.engine_release,
+            sum(t.bytes for t in terms if t.key == "weights_layout"),
         )
     )
     return terms

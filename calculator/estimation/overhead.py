@@ -46,6 +46,7 @@ class _Load:
     context: int
     concurrency: int
     release: VllmRelease
+    layout: int = 0  # bytes the engine holds beyond the checkpoint's weights (vLLM's MXFP4 layout)
 
     @property
     def vocab(self) -> int:
@@ -65,12 +66,15 @@ def engine_overhead_terms(
     concurrency: int,
     estimated: list[str],
     release: str = "",
+    layout_bytes: int = 0,
 ) -> list[Term]:
-    """The engine's runtime overhead terms; ``release`` names the vLLM release line (empty: the current one)."""
+    """The engine's runtime overhead terms; ``release`` names the vLLM release line (empty: the current one);
+    ``layout_bytes`` what the engine holds beyond the checkpoint's weights, a term of its own."""
     if engine.overhead_estimated:
         estimated.append("overhead")
     rule = _OVERHEAD_RULES.get(engine.overhead_rule, _seed_overhead)
-    return rule(_Load(facts, engine, weights, cache_bytes, context, concurrency, vllm_release(release)))
+    load = _Load(facts, engine, weights, cache_bytes, context, concurrency, vllm_release(release), layout_bytes)
+    return rule(load)
 
 
 def _seed_overhead(load: _Load) -> list[Term]:
@@ -104,6 +108,11 @@ def _vllm_overhead(load: _Load) -> list[Term]:
         "cudagraph": cudagraph,
         "release": release.label,
     }
+    if load.layout:
+        # the reference allowance covers everything beyond the checkpoint and the cache, the re-laid weights (their
+        # own term) included: the overhead is what is left of it, or the start-up budget when that is larger
+        inputs["layout"] = load.layout
+        return [Term("overhead", max(seed - load.layout, floor), inputs, variant="vllm_layout")]
     return [Term("overhead", max(seed, floor), inputs, variant="vllm")]
 
 

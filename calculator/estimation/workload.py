@@ -129,7 +129,7 @@ class Breakdown:
 
     @property
     def weights_bytes(self) -> int:
-        return self.bytes_of("weights", "input_embedding_host")
+        return self.bytes_of("weights", "weights_layout", "input_embedding_host")
 
     @property
     def kv_cache_bytes(self) -> int:

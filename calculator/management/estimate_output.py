@@ -80,7 +80,7 @@ def as_json(request: Request, breakdown: Breakdown, rows: list[dict[str, Any]]) 
         "precision_used": precision_used(breakdown),
         "mode_change": mode_change_json(request),
         "weights_bytes": breakdown.weights_bytes,
-        "gpu_weights_bytes": breakdown.bytes_of("weights"),
+        "gpu_weights_bytes": breakdown.bytes_of("weights", "weights_layout"),
         "kv_cache_bytes": breakdown.kv_cache_bytes,
         "activations_bytes": breakdown.activations_bytes,
         "overhead_bytes": breakdown.overhead_bytes,

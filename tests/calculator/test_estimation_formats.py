@@ -90,3 +90,32 @@ def test_fp8_block_scales_add_a_float32_per_128_by_128_block():
 
 def test_unknown_precision_has_no_weight_bytes():
     assert weights_only_bytes(llama_31_8b(), "fp3") == 0
+
+
+def test_vllm_holds_mxfp4_expert_scales_twice_from_the_swizzled_releases():
+    """vLLM's Triton MoE layout on Hopper (docs/methodology.md §2.8): per layer and expert the swizzled scale copies
+    (gate-up 5,888 × 90 and down 3,072 × 90 bytes, rows padded to 256) beside the originals, and the biases in
+    fp32 (2 × 2,880 + 2,880 values × 2 bytes more). gpt-oss-120b loads 64.25 GiB where its checkpoint holds 60.71
+    (vLLM 0.14.1 logged 64.38 GiB on an H100); the 0.9–0.11 line ran PyTorch 2.8, on which vLLM keeps the strided
+    layout."""
+    from calculator.estimation import Workload, estimate
+    from calculator.estimation.facts import spec_facts
+    from calculator.estimation.weights import vllm_mxfp4_layout_bytes
+
+    spec = hub_spec("openai/gpt-oss-120b")
+    per_layer_expert = (5888 * 90 + 3072 * 90) + (2 * 2880 + 2880) * 2
+    layout, inputs = vllm_mxfp4_layout_bytes(spec_facts(spec), 1)
+    assert layout == 36 * 128 * per_layer_expert == 3_795_517_440
+    assert inputs["padding"] == 0 and inputs["width"] == 2880
+    # at TP 2 each rank's expert width is padded from 1,440 to 1,472 (a multiple of 64)
+    assert vllm_mxfp4_layout_bytes(spec_facts(spec), 2)[1]["width"] == 1472
+
+    current = estimate(spec, Workload(precision="mxfp4", engine="vllm"))
+    older = estimate(spec, Workload(precision="mxfp4", engine="vllm", engine_release="0.10.2"))
+    llama_cpp = estimate(spec, Workload(precision="mxfp4", engine="llama.cpp"))
+    assert current.bytes_of("weights_layout") == layout and older.bytes_of("weights_layout") == 0
+    assert llama_cpp.bytes_of("weights_layout") == 0
+    assert round(current.weights_bytes / GIB, 2) == 64.25
+    # the reference allowance (10 % of weights and cache + 1 GB) already covers the re-laid weights
+    overhead = current.term("overhead")
+    assert overhead is not None and overhead.bytes == max(overhead.inputs["seed"] - layout, overhead.inputs["floor"])
