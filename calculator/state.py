@@ -18,7 +18,23 @@ from django.http import QueryDict
 from django.utils.translation import gettext as _
 
 from calculator.estimation import ENGINES, FRAMEWORKS_KEYS, KV_DTYPES, OPTIMIZERS, Mode
-from calculator.estimation.engine_releases import CURRENT_VLLM, is_vllm_release, vllm_release
+from calculator.estimation.engine_releases import (
+    CURRENT_LLAMA_CPP,
+    CURRENT_MLX,
+    CURRENT_SGLANG,
+    CURRENT_VLLM,
+    LLAMA_CPP_RELEASES,
+    MLX_RELEASES,
+    SGLANG_RELEASES,
+    is_llama_cpp_release,
+    is_mlx_release,
+    is_sglang_release,
+    is_vllm_release,
+    llama_cpp_release,
+    mlx_release,
+    sglang_release,
+    vllm_release,
+)
 from calculator.estimation.fit import DEFAULT_MACOS, MACOS_VERSIONS
 from calculator.estimation.serving import DEFAULT_MIN_TOKENS_PER_S
 
@@ -127,6 +143,9 @@ class CalculatorState:
     context: int = 8192
     kv: str = "fp16"
     release: str = CURRENT_VLLM.key  # vLLM release line (engine_releases.py): what start-up memory it subtracts
+    sglang: str = CURRENT_SGLANG.key  # SGLang release line: its default memory reserve
+    llamacpp: str = CURRENT_LLAMA_CPP.key  # llama.cpp release line: its caches, fit margin and flags
+    mlx_lm: str = CURRENT_MLX.key  # MLX-LM release line: its MLA cache
     # fine-tuning ("more settings")
     batch: int = 1
     seq: int = 0  # tokens per training sample; 0: the context
@@ -147,8 +166,25 @@ class CalculatorState:
     ram: int = 64
     macos: str = DEFAULT_MACOS  # the Mac's macOS version: "15" (or earlier) or "26"; sets the GPU's default share
 
+    def release_for(self, engine: str) -> str:
+        """The release line this state names for ``engine``; "" for an engine without lines."""
+        lines = {"vllm": self.release, "sglang": self.sglang, "llama.cpp": self.llamacpp, "mlx": self.mlx_lm}
+        return lines.get(engine, "")
+
     def with_defaults_of(self, choices: PageChoices) -> CalculatorState:
         return replace(self, precision=choices.default_precision, gpu=choices.default_gpu)
+
+
+# The release lines the form offers per engine field (the current line first), and the defaults they start at.
+@dataclass(frozen=True, slots=True)
+class EngineLines:
+    sglang: Mapping[str, object]
+    llamacpp: Mapping[str, object]
+    mlx_lm: Mapping[str, object]
+    current: CalculatorState
+
+
+ENGINE_LINES = EngineLines(SGLANG_RELEASES, LLAMA_CPP_RELEASES, MLX_RELEASES, CalculatorState())
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +267,27 @@ def _release(raw: str) -> tuple[Any, str | None]:
     return vllm_release(raw).key, None
 
 
+def _sglang_release(raw: str) -> tuple[Any, str | None]:
+    """An SGLang release ("0.4.10.post2") or line key: the line that covers it."""
+    if not is_sglang_release(raw):
+        return None, _("not an SGLang release from 0.4 on")
+    return sglang_release(raw).key, None
+
+
+def _llama_cpp_release(raw: str) -> tuple[Any, str | None]:
+    """A llama.cpp build ("b7500", "7500") or line key: the line that covers it."""
+    if not is_llama_cpp_release(raw):
+        return None, _("not a llama.cpp build from b5429 on")
+    return llama_cpp_release(raw).key, None
+
+
+def _mlx_release(raw: str) -> tuple[Any, str | None]:
+    """An MLX-LM release ("0.28.3") or line key: the line that covers it."""
+    if not is_mlx_release(raw):
+        return None, _("not an MLX-LM release from 0.22.2 on")
+    return mlx_release(raw).key, None
+
+
 def _context(max_context: int | None) -> Parser:
     limit = max_context or MAX_CONTEXT_TOKENS
 
@@ -256,6 +313,9 @@ def _parsers(choices: PageChoices) -> Mapping[str, Parser]:
         "context": _context(choices.max_context),
         "kv": _one_of(list(KV_DTYPES)),
         "release": _release,
+        "sglang": _sglang_release,
+        "llamacpp": _llama_cpp_release,
+        "mlx_lm": _mlx_release,
         "batch": _int_in(1, MAX_BATCH),
         "seq": _context(choices.max_context),
         "rank": _int_in(1, MAX_LORA_RANK),

@@ -27,6 +27,7 @@ _LABELS: Mapping[tuple[str, str], Promise] = {
     ("weights_layout", ""): _("MXFP4 kernel layout"),
     ("overhead", ""): _("Runtime overhead"),
     ("overhead", "sglang"): _("Reserved for activations and CUDA graphs"),
+    ("overhead", "sglang_fraction"): _("Reserved for activations and CUDA graphs"),
     ("compute_buffer", ""): _("Compute buffer"),
     ("output_buffer_host", ""): _("Logits buffer (host RAM)"),
     ("fit_margin", ""): _("Free margin"),
@@ -91,6 +92,9 @@ _FORMULAS: Mapping[tuple[str, str], Promise] = {
     ("overhead", "sglang"): _(
         "SGLang reserved_mem = 512 + 1.5 × chunked_prefill + 2 × cuda_graph_max_bs + 128 MiB, at least 10 GiB on "
         "GPUs over 60 GiB = {reserved} MiB"
+    ),
+    ("overhead", "sglang_fraction"): _(
+        "{release}: the GPU beside its default mem_fraction_static {fraction} = {reserved} MiB"
     ),
     ("overhead", "training"): _("10 % × {base} bytes + 1 GB per GPU (CUDA context, allocator fragmentation)"),
     ("compute_buffer", "llama.cpp"): _("max(4 × {ubatch} × (1 + 4 × {h}), 4 × {ubatch} × ({h} + {vocab})) bytes"),

@@ -12,7 +12,7 @@ from dataclasses import asdict
 from typing import Any
 
 from calculator.estimation import RankedOffer
-from calculator.estimation.engine_releases import vllm_release
+from calculator.estimation.engine_releases import release_label, vllm_release
 from calculator.estimation.sourcing import WeightsSource
 from calculator.page import ModelPage, OfferRow, Rig
 from calculator.state import CalculatorState
@@ -91,6 +91,7 @@ def estimate_json(page: ModelPage, state: CalculatorState, model_id: str | None)
             **asdict(setting),
             "mode": setting.mode.value,
             "vllm_version": vllm_release(state.release).label if setting.engine == "vllm" else None,
+            "engine_version": release_label(setting.engine, state.release_for(setting.engine)) or None,
         },
         "accuracy": [
             {

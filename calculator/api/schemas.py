@@ -14,7 +14,7 @@ from ninja import Field, Schema
 from pydantic import WithJsonSchema
 
 from calculator.estimation import ENGINES, FRAMEWORKS_KEYS, KV_DTYPES, OPTIMIZERS, Mode
-from calculator.estimation.engine_releases import VLLM_RELEASES
+from calculator.estimation.engine_releases import LLAMA_CPP_RELEASES, MLX_RELEASES, SGLANG_RELEASES, VLLM_RELEASES
 from calculator.estimation.fit import MACOS_VERSIONS
 from calculator.estimation.serving import DEFAULT_MIN_TOKENS_PER_S
 from calculator.plan_state import MAX_LIST_CHARS
@@ -71,6 +71,24 @@ class CalculatorQuery(Schema):
         description="vLLM release the start-up memory is for: a release (0.19.1) or line ("
         + ", ".join(VLLM_RELEASES)
         + "); default the current line. Ignored by other engines.",
+    )
+    sglang: _documented({"type": "string"}) = Field(  # type: ignore[valid-type]
+        None,
+        description="SGLang release its reserve is for: a release (0.4.10) or line ("
+        + ", ".join(SGLANG_RELEASES)
+        + "); default the current line. Read with engine sglang.",
+    )
+    llamacpp: _documented({"type": "string"}) = Field(  # type: ignore[valid-type]
+        None,
+        description="llama.cpp build its caches, margin and flags are for: a build (b7500) or line ("
+        + ", ".join(LLAMA_CPP_RELEASES)
+        + "); default the current line. Read with engine llama.cpp and by the local sections.",
+    )
+    mlx_lm: _documented({"type": "string"}) = Field(  # type: ignore[valid-type]
+        None,
+        description="MLX-LM release its cache is for: a release (0.28.3) or line ("
+        + ", ".join(MLX_RELEASES)
+        + "); default the current line. Read with engine mlx.",
     )
     batch: _documented({"type": "integer", "minimum": 1, "maximum": MAX_BATCH}) = Field(  # type: ignore[valid-type]
         None, description="fine-tuning: samples per step (default 1)"
@@ -146,6 +164,9 @@ class SettingOut(Schema):
     concurrency: int
     kv: str
     vllm_version: str | None = Field(None, description="the vLLM release line the figures are for (engine vllm)")
+    engine_version: str | None = Field(
+        None, description="the release line of the engine the figures are for (vLLM, SGLang, llama.cpp, MLX-LM)"
+    )
     mode_changed: str = Field(..., description="why the requested mode/precision was replaced; empty when it applies")
 
 

@@ -12,6 +12,7 @@ from .engines import EngineProfile, KvDtype
 # (§3.4, §4.1 get_batch_defaults).
 VLLM_MAX_NUM_BATCHED_TOKENS = 8192
 LLAMA_CPP_N_UBATCH = 512  # common.h default (§4.3)
+LLAMA_CPP_N_BATCH = 2048  # common.h default; b5429–b5553 sized sliding-window layers with it (§4.12)
 LLAMA_CPP_CTX_PAD = 256
 DSA_INDEXER_SCALE_BLOCK = 128  # one fp32 scale per 128 fp8 indexer values (§3.3)
 # vLLM's attention kernels take block sizes in multiples of 16; a hybrid model's attention block grows in such steps
@@ -56,6 +57,8 @@ def sliding_cells(engine: EngineProfile, window: int, context: int, full_cells: 
         return blocks * block
     if rule == "llama.cpp":
         return _pad(min(full_cells, window + LLAMA_CPP_N_UBATCH), LLAMA_CPP_CTX_PAD)
+    if rule == "llama.cpp-batch":
+        return _pad(min(full_cells, window + LLAMA_CPP_N_BATCH), LLAMA_CPP_CTX_PAD)
     if rule == "window":
         return _pad(min(context, window), engine.block_tokens)
     return full_cells

@@ -17,6 +17,8 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
+from .engine_releases import llama_cpp_release
+
 ENGINES = ("vllm", "sglang", "llama.cpp", "ollama", "mlx")
 # KV-cache dtype keys (engines.py) → each engine's spelling
 _VLLM_KV = {"fp8": "fp8", "fp8_e4m3": "fp8_e4m3", "fp8_e5m2": "fp8_e5m2"}
@@ -55,6 +57,7 @@ class LaunchConfig:
     # --enable-dp-attention (--max-running-requests for all of them)
     attention_data_parallel: int = 1
     prepare: tuple[str, ...] = ()  # shell lines run before everything else (sourcing.WeightsSource.prepare)
+    engine_release: str = ""  # the engine's release line (engine_releases.py): llama.cpp's flags follow it
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,23 +153,28 @@ def _sglang(c: LaunchConfig) -> Launch:
 
 def _llama_cpp(c: LaunchConfig) -> Launch:
     parallel = max(1, c.concurrency)
+    line = llama_cpp_release(c.engine_release)
     # -c is the context of all slots together; llama-server gives each of -np slots an equal share
     argv = ["llama-server", "-hf" if c.from_hub else "-m", c.model, "-c", str(c.context * parallel)]
     argv += ["-ngl", str(c.gpu_layers if c.offload == "layers" and c.gpu_layers is not None else 999)]
     if c.offload == "experts_cpu":
         argv += ["-ot", "exps=CPU"]
     elif c.offload == "n_cpu_moe" and c.cpu_moe_layers > 0:
-        argv += ["--n-cpu-moe", str(c.cpu_moe_layers)]
+        if line.n_cpu_moe:
+            argv += ["--n-cpu-moe", str(c.cpu_moe_layers)]
+        else:  # the override --n-cpu-moe writes (common/arg.cpp, ggml-org/llama.cpp#15077), as one -ot pattern
+            layers = "|".join(str(i) for i in range(c.cpu_moe_layers))
+            argv += ["-ot", rf"blk\.({layers})\.ffn_(up|down|gate)_exps=CPU"]
     if c.kv_dtype in _LLAMA_KV:
         kind = _LLAMA_KV[c.kv_dtype]
         # a quantized V cache needs Flash Attention
-        argv += ["-ctk", kind, "-ctv", kind, "-fa", "on"]
+        argv += ["-ctk", kind, "-ctv", kind, *(["-fa", "on"] if line.flash_attention_valued else ["-fa"])]
     if c.mmproj:
         argv += ["--mmproj", c.mmproj]
     if c.draft_model:
         argv += ["-md", c.draft_model]
-    if parallel > 1:
-        argv += ["-np", str(parallel)]
+    # always said: without -np, llama-server from b6925 runs 4 slots on one shared cache (docs/methodology.md §4.12)
+    argv += ["-np", str(parallel)]
     return Launch("llama.cpp", tuple(argv), c.prepare)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from models_catalog.architecture import ModelSpec
 
 from .dp_attention import attention_ranks, replicated_weight_bytes
-from .engine_releases import vllm_release
+from .engine_releases import release_profile, vllm_release
 from .engines import ENGINES, EngineProfile, KvDtype, get_engine, get_kv_dtype
 from .facts import SpecFacts, spec_facts
 from .kv import KvSize, kv_size
@@ -42,6 +42,7 @@ def _estimate(spec: ModelSpec, workload: Workload) -> Breakdown:
     if engine is None:
         warnings.append(f"unknown engine {workload.engine!r}: used vLLM")
         engine = ENGINES["vllm"]
+    engine = release_profile(engine, workload.engine_release)
     kv_dtype = get_kv_dtype(workload.kv_dtype)
     if kv_dtype is None:
         warnings.append(f"unknown KV-cache type {workload.kv_dtype!r}: used FP16")

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from .engine_releases import (
     CUDAGRAPH_ESTIMATE_BYTES,
     VllmRelease,
+    sglang_mem_fraction,
+    sglang_release,
     sglang_reserved_mib,
     spec_moe_workspace_bytes,
     vllm_activation_peak,
@@ -47,6 +49,7 @@ class _Load:
     concurrency: int
     release: VllmRelease
     layout: int = 0  # bytes the engine holds beyond the checkpoint's weights (vLLM's MXFP4 layout)
+    release_key: str = ""  # the engine's release or line as the workload names it (SGLang's lines read it)
 
     @property
     def vocab(self) -> int:
@@ -73,7 +76,8 @@ def engine_overhead_terms(
     if engine.overhead_estimated:
         estimated.append("overhead")
     rule = _OVERHEAD_RULES.get(engine.overhead_rule, _seed_overhead)
-    load = _Load(facts, engine, weights, cache_bytes, context, concurrency, vllm_release(release), layout_bytes)
+    vllm = vllm_release(release if engine.key == "vllm" else "")
+    load = _Load(facts, engine, weights, cache_bytes, context, concurrency, vllm, layout_bytes, release)
     return rule(load)
 
 
@@ -117,20 +121,35 @@ def _vllm_overhead(load: _Load) -> list[Term]:
 
 
 def _sglang_overhead(load: _Load) -> list[Term]:
-    reserved_mib = _sglang_reserved_mib((load.weights + load.cache_bytes) / 0.9 / MIB)
-    return [Term("overhead", round(reserved_mib * MIB), {"reserved": reserved_mib}, variant="sglang")]
+    # the GPU that the weights and the cache fill to 90 %: SGLang's reserve depends on the GPU's size
+    gpu_mib = (load.weights + load.cache_bytes) / 0.9 / MIB
+    release = sglang_release(load.release_key)
+    if release.rule == "derived":
+        reserved_mib = _sglang_reserved_mib(gpu_mib)
+        return [Term("overhead", round(reserved_mib * MIB), {"reserved": reserved_mib}, variant="sglang")]
+    # older lines: the rest of the GPU beside their default mem_fraction_static (§4.12)
+    fraction = sglang_mem_fraction(release, gpu_mib)
+    reserved_mib = gpu_mib * (1 - fraction)
+    inputs: dict[str, int | float | str] = {
+        "reserved": round(reserved_mib),
+        "fraction": fraction,
+        "release": release.label,
+    }
+    return [Term("overhead", round(reserved_mib * MIB), inputs, variant="sglang_fraction")]
 
 
 def _llama_cpp_overhead(load: _Load) -> list[Term]:
+    fit = Term("fit_margin", LLAMA_CPP_FIT_MARGIN_BYTES, {"margin": LLAMA_CPP_FIT_MARGIN_BYTES})
+    return [*_llama_cpp_buffers(load), fit]
+
+
+def _llama_cpp_buffers(load: _Load) -> list[Term]:
+    """Before automatic fitting (b7407, §4.12) llama.cpp kept no margin: only its buffers."""
     cells = _cells_total(load.context, load.concurrency)
     ubatch = min(cells, LLAMA_CPP_N_UBATCH)
     h, vocab = load.hidden, load.vocab
     compute = max(4 * ubatch * (1 + 4 * h), 4 * ubatch * (h + vocab))
-    return [
-        _compute_buffer(load, compute, ubatch, cells, "llama.cpp"),
-        _output_buffer(load),
-        Term("fit_margin", LLAMA_CPP_FIT_MARGIN_BYTES, {"margin": LLAMA_CPP_FIT_MARGIN_BYTES}),
-    ]
+    return [_compute_buffer(load, compute, ubatch, cells, "llama.cpp"), _output_buffer(load)]
 
 
 def _ollama_overhead(load: _Load) -> list[Term]:
@@ -166,6 +185,7 @@ _OVERHEAD_RULES: Mapping[str, Callable[[_Load], list[Term]]] = {
     "vllm": _vllm_overhead,
     "sglang": _sglang_overhead,
     "llama.cpp": _llama_cpp_overhead,
+    "llama.cpp-no-fit": _llama_cpp_buffers,
     "ollama": _ollama_overhead,
     "mlx": _mlx_overhead,
 }

@@ -61,7 +61,9 @@ class Workload:
     concurrency: int = 1  # requests served at the same time
     engine: str = "vllm"  # a key of ENGINES
     kv_dtype: str = "fp16"  # a key of KV_DTYPES
-    engine_release: str = ""  # vLLM release line ("0.20"; engine_releases.py); "": the current one
+    # the engine's release or line (engine_releases.py): vLLM "0.20", SGLang "0.4.8", llama.cpp "b7407", MLX-LM
+    # "0.22.2"; "": the current one
+    engine_release: str = ""
     tensor_parallel: int = 1  # GPUs one model replica is split over (KV heads replicate when > KV heads)
     # GPUs that each run attention for their own requests (dp_attention.py): the attention weights are held on
     # each, the cache is not repeated; 1: none (the whole MLA latent on every tensor-parallel rank)

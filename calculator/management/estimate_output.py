@@ -13,7 +13,7 @@ from django.core.management.base import OutputWrapper
 from django.utils import translation
 
 from calculator.estimation import GIB, Breakdown, Term, get_precision
-from calculator.estimation.engine_releases import vllm_release
+from calculator.estimation.engine_releases import release_label, vllm_release
 from calculator.estimation.offload_fit import OffloadVerdict
 from calculator.estimation.placement import TENSOR_PARALLEL_ENGINES
 from calculator.management.estimate_report import EstimateReport
@@ -76,6 +76,7 @@ def as_json(request: Request, breakdown: Breakdown, rows: list[dict[str, Any]]) 
             "engine": workload.engine,
             "kv_dtype": workload.kv_dtype,
             "vllm_version": vllm_release(workload.engine_release).label if workload.engine == "vllm" else None,
+            "engine_version": release_label(workload.engine, workload.engine_release) or None,
         },
         "precision_used": precision_used(breakdown),
         "mode_change": mode_change_json(request),

@@ -160,7 +160,7 @@ def capacity_json(request: Request, gpu: GpuSpec, row: dict[str, Any], options: 
         max_num_seqs=options["max_num_seqs"],
         precision=workload.precision,
         kv_dtype=workload.kv_dtype,
-        release=options.get("sglang_version") or "" if workload.engine == "sglang" else workload.engine_release,
+        release=workload.engine_release,
         gpu_name=gpu.name,
     )
     found = engine_capacity(request.spec, gpu.capacity_bytes, settings)
@@ -379,6 +379,7 @@ def launch_answer(
         gpu_layers=split.gpu_layers if split else None,
         cpu_moe_layers=split.cpu_moe_layers if split else 0,
         wired_limit_mb=rows_machine[0]["wired_limit_mb"] if rows_machine else None,
+        engine_release=w.engine_release if engine == w.engine else "",
     )
     found = launch_command(config)
     return {

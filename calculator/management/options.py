@@ -36,10 +36,18 @@ from calculator.estimation import (
 from calculator.estimation.applicability import choose_mode
 from calculator.estimation.builds import released_precision
 from calculator.estimation.engine_releases import (
+    CURRENT_LLAMA_CPP,
+    CURRENT_MLX,
     CURRENT_SGLANG,
     CURRENT_VLLM,
+    is_llama_cpp_release,
+    is_mlx_release,
     is_sglang_release,
     is_vllm_release,
+    llama_cpp_release,
+    mlx_release,
+    release_label,
+    sglang_release,
     vllm_release,
 )
 from calculator.labels import MODE_CHANGES
@@ -296,7 +304,18 @@ def add_workload_arguments(parser: CommandParser) -> None:
     parser.add_argument(
         "--sglang-version",
         default=CURRENT_SGLANG.key,
-        help="the SGLang release whose memory defaults the engine capacity follows: 0.4.0 … (default: the current one)",
+        help="the SGLang release whose memory defaults the estimate and the engine capacity follow: 0.4.0 … "
+        "(default: the current one)",
+    )
+    parser.add_argument(
+        "--llamacpp-version",
+        default=CURRENT_LLAMA_CPP.key,
+        help="the llama.cpp build its caches, free margin and flags are for: b5429 … (default: the current one)",
+    )
+    parser.add_argument(
+        "--mlx-version",
+        default=CURRENT_MLX.key,
+        help="the MLX-LM release whose cache the estimate follows: 0.22.2 … (default: the current one)",
     )
     parser.add_argument(
         "--framework",
@@ -343,6 +362,18 @@ def read_request(options: dict[str, Any], **workload_fields: Any) -> Request:
     sglang = str(options.get("sglang_version") or CURRENT_SGLANG.key)
     if not is_sglang_release(sglang):
         raise usage_error("--sglang-version", f"expected an SGLang release from 0.4 on, got {sglang!r}")
+    llamacpp = str(options.get("llamacpp_version") or CURRENT_LLAMA_CPP.key)
+    if not is_llama_cpp_release(llamacpp):
+        raise usage_error("--llamacpp-version", f"expected a llama.cpp build from b5429 on, got {llamacpp!r}")
+    mlx = str(options.get("mlx_version") or CURRENT_MLX.key)
+    if not is_mlx_release(mlx):
+        raise usage_error("--mlx-version", f"expected an MLX-LM release from 0.22.2 on, got {mlx!r}")
+    lines = {
+        "vllm": vllm_release(version).key,
+        "sglang": sglang_release(sglang).key,
+        "llama.cpp": llama_cpp_release(llamacpp).key,
+        "mlx": mlx_release(mlx).key,
+    }
     framework = str(options.get("framework") or "transformers").strip().lower()
     if framework not in FRAMEWORKS_KEYS:
         raise usage_error("--framework", f"expected one of {', '.join(FRAMEWORKS_KEYS)}, got {framework!r}")
@@ -364,7 +395,7 @@ def read_request(options: dict[str, Any], **workload_fields: Any) -> Request:
         concurrency=concurrency,
         engine=engine.key,
         kv_dtype=kv_dtype.key,
-        engine_release=vllm_release(version).key,
+        engine_release=lines.get(engine.key, ""),
         framework=Framework(framework),
         **workload_fields,
     )
@@ -374,7 +405,7 @@ def read_request(options: dict[str, Any], **workload_fields: Any) -> Request:
         overridden=overridden,
         workload=workload,
         precision_label=used.label,
-        engine_name=vllm_release(version).label if engine.key == "vllm" else engine.name,
+        engine_name=release_label(engine.key, lines.get(engine.key, "")) or engine.name,
         requested_mode=str(mode),
         requested_precision=precision.key if asked_precision is not None else used.key,
         applies=applies,

@@ -67,7 +67,13 @@ def commands_section(inputs: PageInputs, setting: Setting, cheapest: OfferRow | 
                 continue
             build = next((b for b in inputs.builds if b.key == precision), None)
             sized = build.precision if build is not None else precision
-            workload = Workload(precision=sized, context=state.context, concurrency=state.concurrency, engine="mlx")
+            workload = Workload(
+                precision=sized,
+                context=state.context,
+                concurrency=state.concurrency,
+                engine="mlx",
+                engine_release=state.mlx_lm,
+            )
             if build is not None and build.file_size_bytes:
                 workload = replace(workload, weights_file_bytes=build.file_size_bytes)
             planned = mac_plan(spec, workload, ram, state.macos)

@@ -201,8 +201,8 @@ class Section:
 # What an estimate of the page's workload reads: the precision, mode, context, requests, engine, KV cache and the
 # fine-tuning knobs (tests/calculator/test_section_reads.py checks every declaration against the rendered bytes).
 WORKLOAD_INPUTS = frozenset(
-    {"precision", "mode", "context", "concurrency", "engine", "kv", "release", "batch", "seq", "rank", "optimizer",
-     "checkpointing", "framework"}
+    {"precision", "mode", "context", "concurrency", "engine", "kv", "release", "sglang", "llamacpp", "mlx_lm", "batch",
+     "seq", "rank", "optimizer", "checkpointing", "framework"}
 )  # fmt: skip
 
 
@@ -240,7 +240,10 @@ SECTIONS: tuple[Section, ...] = (
         "_inverse.html",
         frozenset({"gpu", "gpus", "context", "concurrency", "engine", "kv", "macos"}),
     ),
-    Section("local", lambda w: w.local, "_local.html", frozenset({"context", "concurrency", "macos"})),
+    # llama.cpp on the cards and Macs, MLX-LM's commands on the Macs: their release lines
+    Section(
+        "local", lambda w: w.local, "_local.html", frozenset({"context", "concurrency", "macos", "llamacpp", "mlx_lm"})
+    ),
     Section("rig", lambda w: rig_section(w.inputs), "_rig.html"),  # the reader's CSRF token in its form
     Section(
         "api",

@@ -69,7 +69,14 @@ def local_section(
 
     def needs(engine: str) -> tuple[OptionNeed, ...]:
         if engine not in by_engine:
-            by_engine[engine] = option_needs(spec, builds, engine, context=state.context, concurrency=state.concurrency)
+            by_engine[engine] = option_needs(
+                spec,
+                builds,
+                engine,
+                context=state.context,
+                concurrency=state.concurrency,
+                engine_release=state.release_for(engine),
+            )
         return by_engine[engine]
 
     gpu_verdicts = []
@@ -139,7 +146,13 @@ RIG_ROWS: Kept[RigRow] = Kept("rig-row", where=PROCESS, max_entries=4096)
 
 def _rig_row(spec: ModelSpec, file_type: str, state: CalculatorState, gpu: GpuSpec) -> RigRow:
     """One file type on the reader's machine, kept per everything it reads."""
-    workload = Workload(precision=file_type, context=state.context, concurrency=state.concurrency, engine="llama.cpp")
+    workload = Workload(
+        precision=file_type,
+        context=state.context,
+        concurrency=state.concurrency,
+        engine="llama.cpp",
+        engine_release=state.llamacpp,
+    )
     machine = (gpu.capacity_bytes, gpu.memory_bandwidth_gbps, state.ram, state.rig_gpus)
     return RIG_ROWS.get(lambda: _placed(spec, workload, *machine), spec, workload, machine)
 
@@ -193,6 +206,7 @@ def rig_section(inputs: PageInputs) -> Rig | None:
                 offload=best.placement,
                 gpu_layers=best.gpu_layers,
                 cpu_moe_layers=best.cpu_moe_layers,
+                engine_release=state.llamacpp,
             )
         ).script
     return Rig(gpu, state.rig_gpus, state.ram, tuple(rows), best, command, source)

@@ -159,11 +159,18 @@ class OptionNeed:
 
 
 def option_needs(
-    spec: ModelSpec, builds: Sequence[Build], engine: str, *, context: int = DEFAULT_CONTEXT, concurrency: int = 1
+    spec: ModelSpec,
+    builds: Sequence[Build],
+    engine: str,
+    *,
+    context: int = DEFAULT_CONTEXT,
+    concurrency: int = 1,
+    engine_release: str = "",
 ) -> tuple[OptionNeed, ...]:
     """Every generic precision as ``engine`` loads it, the released one and each published build, with what each
-    needs under ``engine``: the same for every unit that engine runs on (every Mac size and consumer card asks
-    llama.cpp for the same figures), so a section judging several units computes them once per engine."""
+    needs under ``engine`` (at ``engine_release``'s line; "": the current one): the same for every unit that engine
+    runs on (every Mac size and consumer card asks llama.cpp for the same figures), so a section judging several
+    units computes them once per engine."""
     by_key = {b.key: b for b in builds if b.file_size_bytes}
     released = released_precision(spec.native_dtype)
     generic = [engine_format(p, engine) for p in GENERIC if p not in _NOT_LOADED.get(engine, ()) or p == released]
@@ -171,7 +178,12 @@ def option_needs(
         OptionNeed(
             key,
             precision_label(key, builds),
-            estimate(spec, option_workload(key, by_key, engine, context=context, concurrency=concurrency)).total_bytes,
+            estimate(
+                spec,
+                option_workload(
+                    key, by_key, engine, context=context, concurrency=concurrency, engine_release=engine_release
+                ),
+            ).total_bytes,
         )
         for key in (*generic, *((released,) if released not in generic else ()), *by_key)
     )

@@ -169,7 +169,7 @@ def plan_answer(
         context=demand.prompt + demand.output_tokens,
         engine=engine,
         kv_dtype=state.kv,
-        engine_release=state.release if engine == "vllm" else "",  # the page's release is a vLLM line
+        engine_release=state.release_for(engine),
     )
     need = estimate(spec, workload).total_bytes
     excluded = set(options.excluded_providers)
@@ -299,7 +299,11 @@ def _machine(
     ram = machine.memory_gb * 2**30
     for precision in MACHINE_PRECISIONS:
         workload = Workload(
-            precision=precision, context=length * machine.slots, engine=machine.engine, concurrency=machine.slots
+            precision=precision,
+            context=length * machine.slots,
+            engine=machine.engine,
+            concurrency=machine.slots,
+            engine_release=inputs.state.release_for(machine.engine),
         )
         need = estimate(spec, workload).total_bytes
         fit = apple_fit(need, ram)
@@ -338,6 +342,7 @@ def _machine(
                     context=length,
                     concurrency=machine.slots,
                     wired_limit_mb=owned.wired_limit_mb,
+                    engine_release=inputs.state.release_for(machine.engine),
                 )
             ).script
         return PlanRow(served, owned=owned, command=command)

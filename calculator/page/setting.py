@@ -51,7 +51,7 @@ class PageEstimates:
                 concurrency=state.concurrency,
                 engine=state.engine,
                 kv_dtype=state.kv,
-                engine_release=state.release,
+                engine_release=state.release_for(state.engine),
                 batch_size=state.batch,
                 sequence_length=state.seq or None,
                 lora_rank=state.rank,
