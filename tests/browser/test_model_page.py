@@ -160,20 +160,23 @@ def test_the_facts_source_tables_load_when_their_disclosure_shows(browser_page, 
 
 
 def test_the_version_select_follows_the_chosen_engine(browser_page, seed_site):
-    """More settings shows the release lines of the chosen engine only; choosing a line re-renders the answer for it."""
+    """More settings shows the release lines of the chosen engine only (the answer brings the new engine's select
+    with it); choosing a line re-renders the answer for it, and an engine without lines shows none."""
     page = browser_page
     errors = _errors(page)
     page.goto("/en/models/meta-llama/Llama-3.1-8B-Instruct/")
     page.wait_for_function("() => window.htmx !== undefined")
     page.locator("details.more-settings summary").click()
-    assert page.locator("#f-release").is_visible() and not page.locator("#f-llamacpp").is_visible()
+    assert page.locator("#f-release").is_visible() and page.locator("#f-llamacpp").count() == 0
     page.select_option("#f-engine", "llama.cpp")
-    page.wait_for_function("() => location.search.includes('engine=llama.cpp')")
-    assert page.locator("#f-llamacpp").is_visible() and not page.locator("#f-release").is_visible()
-    assert not page.locator("#f-sglang").is_visible() and not page.locator("#f-mlx-lm").is_visible()
+    page.wait_for_selector("#f-llamacpp")
+    assert page.locator("#f-llamacpp").is_visible() and page.locator("#f-release").count() == 0
     page.select_option("#f-llamacpp", "b6325")
     page.wait_for_function("() => location.search.includes('llamacpp=b6325')")
     page.wait_for_function(
         "() => document.querySelector('[data-setting]').textContent.includes('llama.cpp b6325–b7406')"
     )
-    assert errors == []
+    page.select_option("#f-engine", "ollama")
+    page.wait_for_function("() => location.search.includes('engine=ollama')")
+    page.wait_for_function("() => document.querySelector('#engine-release select') === null")
+    assert not page.locator("#engine-release").is_visible() and errors == []
