@@ -95,10 +95,22 @@ def gpu_index(gpus: Sequence[GpuSpec]) -> dict[str, GpuSpec]:
 
 
 def _offer_rows(
-    rows: Sequence[RankedOffer], need: int, spec: ModelSpec, workload: Workload, gpus: dict[str, GpuSpec]
+    rows: Sequence[RankedOffer],
+    need: int,
+    spec: ModelSpec,
+    workload: Workload,
+    gpus: dict[str, GpuSpec],
+    plans: dict[tuple[str, int, int], GpuPlan],
 ) -> tuple[OfferRow, ...]:
-    # the ranking only ranks offers of GPUs in the catalog, so every row's GPU is known
-    return tuple(OfferRow(row, instance_plan(row, need, spec, workload, gpus[row.offer.gpu_slug])) for row in rows)
+    """Each row with its instance's plan; ``plans`` keeps one plan per GPU type and instance size (the providers'
+    table repeats the ranking's sizes)."""
+    found = []
+    for row in rows:  # the ranking only ranks offers of GPUs in the catalog, so every row's GPU is known
+        key = (row.offer.gpu_slug, row.instance_gpus, row.gpus_needed)
+        if key not in plans:
+            plans[key] = instance_plan(row, need, spec, workload, gpus[row.offer.gpu_slug])
+        found.append(OfferRow(row, plans[key]))
+    return tuple(found)
 
 
 def gpus_section(
@@ -111,12 +123,13 @@ def gpus_section(
 ) -> Gpus:
     ranking = rank(need, offers, gpus, engine=workload.engine, pricing_kinds=pricing_kinds)
     index = gpu_index(gpus)
+    plans: dict[tuple[str, int, int], GpuPlan] = {}
     shown = [*ranking.by_gpu, *ranking.by_provider]
     captures = [capture_day(r.offer.captured_at) for r in shown if r.offer.captured_at]
     return Gpus(
         need_bytes=need,
-        by_gpu=_offer_rows(ranking.by_gpu, need, spec, workload, index),
-        by_provider=_offer_rows(ranking.by_provider, need, spec, workload, index),
+        by_gpu=_offer_rows(ranking.by_gpu, need, spec, workload, index, plans),
+        by_provider=_offer_rows(ranking.by_provider, need, spec, workload, index, plans),
         ranking=ranking,
         several_nodes=several_node_gpus(need, [g for g in gpus if g.segment in INVERSE_GPU_SEGMENTS], workload.engine),
         newest_capture=max(captures) if captures else None,
