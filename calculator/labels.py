@@ -615,3 +615,12 @@ def offer_text(text: str) -> str:
         if phrase in text:
             text = text.replace(phrase, str(OFFER_PHRASES[phrase]))
     return text
+
+
+def release_line_label(label: str) -> str:
+    """A release line's label (engine_releases.py, English there) in the reader's language: "SGLang 0.5.3 and later"
+    → "SGLang 0.5.3 und neuer"; ranges ("vLLM 0.20–0.25") read the same in every language."""
+    suffix = " and later"
+    if label.endswith(suffix):
+        return str(_("%(first)s and later") % {"first": label.removesuffix(suffix)})
+    return label

@@ -122,7 +122,8 @@ def environment(**options) -> Environment:
             "vllm_releases": VLLM_RELEASES,
             "current_vllm": CURRENT_VLLM.key,
             "engine_lines": ENGINE_LINES,
-            "release_label": release_label,
+            "release_label": lambda engine, key: labels.release_line_label(release_label(engine, key)),
+            "line_label": labels.release_line_label,
             "tokens_label": tokens_label,
         }
     )
