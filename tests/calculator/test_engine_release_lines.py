@@ -139,3 +139,12 @@ def test_a_build_no_line_covers_is_a_clear_message(client, site):
     response = client.get("/api/v1/estimate", {"model": LLAMA, "engine": "llama.cpp", "llamacpp": "b4000"})
     assert response.status_code == 400
     assert json.loads(response.content)["error"]["parameters"] == {"llamacpp": "not a llama.cpp build from b5429 on"}
+
+
+@pytest.mark.django_db
+@pytest.mark.xdist_group("engine-lines")
+def test_german_pages_name_the_lines_in_german(client, site):
+    page = parse(client.get(f"/de/models/{LLAMA}/", {"engine": "sglang"}).content)
+    select = next(s for s in page.select("select") if s.attrs.get("name") == "sglang")
+    assert select.one("option", selected=True).text == "SGLang 0.5.3 und neuer (aktuell)"
+    assert "and later" not in page.text and "(SGLang 0.5.3 und neuer)" in page.one("p", data_setting=True).text
