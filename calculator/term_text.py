@@ -83,6 +83,18 @@ _FORMULAS: Mapping[tuple[str, str], Promise] = {
         "{buffers} × {seqs} sequences × {vocab} vocabulary × 4 B), CUDA graphs {cudagraph} bytes, memory outside "
         "PyTorch and the CUDA context"
     ),
+    ("overhead", "vllm_encoder_image"): _(
+        "larger of 10 % × (weights + KV cache) + 1 GB = {seed} bytes and {release}'s start-up budget = {floor} "
+        "bytes: the profiled peak {activation} bytes (the larger of the vision encoder's step over {items} dummy "
+        "images and the text profile, {text_peak} bytes, with the encoder's outputs still held), CUDA graphs "
+        "{cudagraph} bytes, memory outside PyTorch and the CUDA context"
+    ),
+    ("overhead", "vllm_encoder_video"): _(
+        "larger of 10 % × (weights + KV cache) + 1 GB = {seed} bytes and {release}'s start-up budget = {floor} "
+        "bytes: the profiled peak {activation} bytes (the larger of the vision encoder's step over {items} dummy "
+        "video(s) as long as the context allows and the text profile, {text_peak} bytes, with the encoder's "
+        "outputs still held), CUDA graphs {cudagraph} bytes, memory outside PyTorch and the CUDA context"
+    ),
     ("overhead", "vllm_layout"): _(
         "larger of 10 % × (weights + KV cache) + 1 GB = {seed} bytes less the {layout} bytes of the MXFP4 layout "
         "counted above, and {release}'s start-up budget = {floor} bytes: the profiled peak {activation} bytes (the "

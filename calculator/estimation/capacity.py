@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 from models_catalog.architecture import AttentionKind, LayerGroup, ModelSpec
 
+from .encoder_profile import vllm_encoder_profile, with_encoder_profile
 from .engine_releases import (
     CUDA_CONTEXT_BYTES,
     CUDAGRAPH_ESTIMATE_BYTES,
@@ -153,9 +154,12 @@ def _vllm(
     default_batched, default_seqs = vllm_batch_defaults(release, gpu_total, settings.gpu_name)
     batched = settings.max_num_batched_tokens or default_batched
     seqs = min(settings.max_num_seqs or default_seqs, batched)
-    activation = vllm_activation_peak(
+    text_peak = vllm_activation_peak(
         release, spec.hidden_size, spec.intermediate_size, spec.vocab_size, batched, seqs, tp
     ) + spec_moe_workspace_bytes(release, spec, batched, tp)
+    # a vision-language model's encoder profile (§4.13), sized for the max_model_len the engine starts with
+    encoder = vllm_encoder_profile(spec, release, settings.max_model_len, batched, tp)
+    activation = with_encoder_profile(text_peak, encoder)
     non_torch = release.non_torch_one_gpu if tp == 1 else release.non_torch_parallel
     if release.counts_cuda_context:  # 0.8: the absolute peak, the CUDA context with it
         non_torch += CUDA_CONTEXT_BYTES

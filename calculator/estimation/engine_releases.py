@@ -43,6 +43,10 @@ class VllmRelease:
     # vllm_mxfp4_layout_bytes): vllm mxfp4_utils.py `_swizzle_mxfp4` keeps the plain strided layout on torch < 2.8.1,
     # which the wheels of 0.10–0.11.0 pin (2.8.0); from 0.11.1 they bring PyTorch 2.9
     mxfp4_swizzled: bool
+    # a Qwen-VL video dummy as large as max_model_len allows (0.11 on; before, built from max_num_batched_tokens:
+    # one frame); the same lines count Qwen2.5-VL's fused gate_up (encoder_profile.py)
+    video_dummy_full: bool
+    encoder_pixels_held: bool  # the dummy pixel tensor lives through the text profile (freed first from 0.34)
     sources: tuple[str, ...]
 
 
@@ -75,6 +79,8 @@ _V0_8 = VllmRelease(
     hidden_states_kept=False,
     moe_workspace_kept=False,
     mxfp4_swizzled=False,
+    video_dummy_full=False,
+    encoder_pixels_held=True,
     sources=("§4.12", "vllm 0.8.5 vllm/v1/worker/gpu_worker.py: total × utilization − absolute peak"),
 )
 # PyTorch's sort path, as a pip installation runs it: the wheels did not bring FlashInfer before 0.12
@@ -94,6 +100,7 @@ _V0_12 = replace(
     released="2025-12",
     hidden_states_kept=True,
     mxfp4_swizzled=True,
+    video_dummy_full=True,
     sources=("§4.12", "vllm 0.12.0 FlashInfer sampler opt-in only: PyTorch sort path", _SOURCE_FILES),
 )
 _V0_17 = replace(
@@ -129,6 +136,7 @@ _V0_34 = replace(
     label="vLLM 0.34",
     released="2026-11",
     large_gpu_server_tokens=True,
+    encoder_pixels_held=False,
     sources=(
         "§4.12",
         "vllm 0.34.0 vllm/utils/mem_utils.py memory_profiling (consumed memory from mem_get_info)",

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from .encoder_profile import vllm_encoder_profile, with_encoder_profile
 from .engine_releases import (
     CUDAGRAPH_ESTIMATE_BYTES,
     VllmRelease,
@@ -97,9 +98,12 @@ def _seed_overhead(load: _Load) -> list[Term]:
 def _vllm_overhead(load: _Load) -> list[Term]:
     seed = round(OVERHEAD_FRACTION * (load.weights + load.cache_bytes)) + OVERHEAD_FIXED_BYTES
     release = load.release
-    activation = vllm_activation_peak(
+    text_peak = vllm_activation_peak(
         release, load.hidden, load.facts.spec.intermediate_size, load.vocab, VLLM_BATCHED_TOKENS, VLLM_MAX_NUM_SEQS
     ) + spec_moe_workspace_bytes(release, load.facts.spec, VLLM_BATCHED_TOKENS)
+    # a vision-language model's encoder profile (§4.13), for the context the command starts it with
+    encoder = vllm_encoder_profile(load.facts.spec, release, load.context, VLLM_BATCHED_TOKENS)
+    activation = with_encoder_profile(text_peak, encoder)
     cudagraph = CUDAGRAPH_ESTIMATE_BYTES if release.subtracts_cudagraph_estimate else 0
     floor = activation + release.non_torch_one_gpu + cudagraph + VLLM_PRESTART_BYTES
     inputs: dict[str, int | float | str] = {
@@ -112,6 +116,9 @@ def _vllm_overhead(load: _Load) -> list[Term]:
         "cudagraph": cudagraph,
         "release": release.label,
     }
+    if encoder is not None and activation != text_peak:
+        inputs |= {"items": encoder.items, "text_peak": text_peak}
+        return [Term("overhead", max(seed, floor), inputs, variant=f"vllm_encoder_{encoder.modality}")]
     if load.layout:
         # the reference allowance covers everything beyond the checkpoint and the cache, the re-laid weights (their
         # own term) included: the overhead is what is left of it, or the start-up budget when that is larger

@@ -13,7 +13,7 @@ from models_catalog.architecture.notes import NoteKey, SpecNote, active_note
 from models_catalog.architecture.params import Dims, count
 from models_catalog.architecture.quant import elements_to_params, native_dtype, quant_method, storage_overhead
 from models_catalog.architecture.types import ParamBreakdown
-from models_catalog.architecture.vision import vision_params
+from models_catalog.architecture.vision import vision_encoder, vision_params
 
 _FAMILIES = {
     "kimi_k2": "deepseek_v3",
@@ -242,6 +242,7 @@ def build(config: Mapping[str, Any], external: Any) -> dict[str, Any]:
         "params_active_computed": active_computed,
         "params_stored_elements": computed_total + overhead,
         "cross_attention_layers": plan.attention.count(lay.CROSS),
+        "vision_encoder": vision_encoder(family, vision, outer) if has_vision else None,
     }
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from models_catalog.architecture.build import build
 from models_catalog.architecture.notes import NoteKey, SpecNote
-from models_catalog.architecture.types import AttentionKind, LayerGroup, ParamBreakdown, ParamCounts
+from models_catalog.architecture.types import AttentionKind, LayerGroup, ParamBreakdown, ParamCounts, VisionEncoder
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +53,8 @@ class ModelSpec:
     # layers that attend to image tokens (Llama 3.2 Vision); they appear in layer_groups as AttentionKind.NONE
     # because their cache holds the image's keys/values, not one entry per text token
     cross_attention_layers: int = 0
+    # the vision tower's shape where vLLM's encoder profile can be computed from it (Qwen2/2.5-VL, Gemma 3)
+    vision_encoder: VisionEncoder | None = None
 
     @classmethod
     def from_hf_config(cls, config: Mapping[str, Any], params: ParamCounts | None = None) -> ModelSpec:

@@ -77,3 +77,18 @@ class ParamBreakdown:
             + self.mtp
             + self.other
         )
+
+
+@dataclass(frozen=True, slots=True)
+class VisionEncoder:
+    """The shape of a vision tower an engine runs on images (and videos): what vLLM's start-up profile of the encoder
+    reads (calculator/estimation/encoder_profile.py). Known for the towers whose layout is counted exactly."""
+
+    kind: str  # "qwen2_5_vl" | "qwen2_vl" (windowed ViT with a 2 × 2 merger, takes videos) | "siglip" (Gemma 3)
+    width: int  # the ViT's hidden size
+    ffn: int  # its MLP width
+    pixels_per_token: int  # pixel values one ViT token carries: channels × temporal patch × patch²
+    merge: int  # ViT tokens per LM token along each side (Qwen: 2); 1 where a projector pools instead
+    image_tokens: int  # LM tokens of the largest image the stock preprocessor makes
+    vit_tokens_per_image: int  # ViT tokens of that image
+    takes_video: bool

@@ -12,6 +12,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from models_catalog.architecture.config import as_int
+from models_catalog.architecture.types import VisionEncoder
+
+# The Qwen2/2.5-VL image processor's default largest image: max_pixels 12,845,056 (preprocessor_config.json of
+# Qwen/Qwen2.5-VL-7B-Instruct and transformers' Qwen2VLImageProcessor), i.e. 16,384 LM tokens at patch 14, merge 2.
+QWEN_VL_MAX_PIXELS = 12_845_056
 
 
 def _vit_block(width: int, ffn: int, *, attn_bias: bool = True, gated: bool = False, rms: bool = False) -> int:
@@ -75,3 +80,43 @@ def vision_params(family: str, vision: Mapping[str, Any], text_hidden: int) -> t
         return tower + output * text_hidden + text_hidden, bool(image)
 
     return depth * _vit_block(width, ffn), False
+
+
+def vision_encoder(family: str, vision: Mapping[str, Any], outer: Mapping[str, Any]) -> VisionEncoder | None:
+    """The tower's shape for the encoder profile, for the families whose preprocessing is known: Qwen2/2.5-VL
+    (dynamic resolution up to the processor's max_pixels, videos of 2-frame patches) and Gemma 3's SigLIP (one
+    896 px image, pooled to ``mm_tokens_per_image``); None for the rest."""
+    width = as_int(vision.get("hidden_size")) or as_int(vision.get("embed_dim"))
+    ffn = as_int(vision.get("intermediate_size"))
+    patch = as_int(vision.get("patch_size")) or as_int(vision.get("spatial_patch_size")) or 14
+    channels = as_int(vision.get("in_chans")) or as_int(vision.get("num_channels")) or 3
+    if not (width and ffn):
+        return None
+    if family in ("qwen2_5_vl", "qwen2_vl"):
+        temporal = as_int(vision.get("temporal_patch_size")) or 2
+        merge = as_int(vision.get("spatial_merge_size")) or 2
+        image_tokens = QWEN_VL_MAX_PIXELS // (patch * merge) ** 2
+        return VisionEncoder(
+            kind=family,
+            width=width,
+            ffn=ffn,
+            pixels_per_token=channels * temporal * patch * patch,
+            merge=merge,
+            image_tokens=image_tokens,
+            vit_tokens_per_image=image_tokens * merge * merge,
+            takes_video=True,
+        )
+    image = as_int(vision.get("image_size"))
+    pooled = as_int(outer.get("mm_tokens_per_image"))
+    if family == "gemma3" and image and pooled:
+        return VisionEncoder(
+            kind="siglip",
+            width=width,
+            ffn=ffn,
+            pixels_per_token=channels * patch * patch,
+            merge=1,
+            image_tokens=pooled,
+            vit_tokens_per_image=(image // patch) ** 2,
+            takes_video=False,
+        )
+    return None
