@@ -98,3 +98,16 @@ def test_unknown_term_falls_back_to_its_key_and_inputs():
     with translation.override("de"):
         assert term_label(term) == "mystery_buffer"
         assert term_formula(term) == "cells = 4.096, share = 0,5"
+
+
+def test_every_term_on_the_gpu_has_a_colour_in_the_memory_bar():
+    """The breakdown's bar and legend colour each segment by its term (static/css/site.css .seg-<key>); a term
+    without one draws black."""
+    from pathlib import Path
+
+    from calculator.term_text import _LABELS
+
+    css = (Path(__file__).resolve().parents[2] / "static" / "css" / "site.css").read_text()
+    host_only = {"input_embedding_host", "output_buffer_host", "activations_host"}
+    keys = {key for key, _variant in _LABELS} - host_only
+    assert [key for key in sorted(keys) if f".seg-{key}" not in css] == []
