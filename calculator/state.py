@@ -16,6 +16,7 @@ from typing import Any
 
 from django.http import QueryDict
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from calculator.estimation import ENGINES, FRAMEWORKS_KEYS, KV_DTYPES, OPTIMIZERS, Mode
 from calculator.estimation.engine_releases import (
@@ -23,17 +24,10 @@ from calculator.estimation.engine_releases import (
     CURRENT_MLX,
     CURRENT_SGLANG,
     CURRENT_VLLM,
+    ENGINE_RELEASE_LINES,
     LLAMA_CPP_RELEASES,
     MLX_RELEASES,
     SGLANG_RELEASES,
-    is_llama_cpp_release,
-    is_mlx_release,
-    is_sglang_release,
-    is_vllm_release,
-    llama_cpp_release,
-    mlx_release,
-    sglang_release,
-    vllm_release,
 )
 from calculator.estimation.fit import DEFAULT_MACOS, MACOS_VERSIONS
 from calculator.estimation.serving import DEFAULT_MIN_TOKENS_PER_S
@@ -168,8 +162,8 @@ class CalculatorState:
 
     def release_for(self, engine: str) -> str:
         """The release line this state names for ``engine``; "" for an engine without lines."""
-        lines = {"vllm": self.release, "sglang": self.sglang, "llama.cpp": self.llamacpp, "mlx": self.mlx_lm}
-        return lines.get(engine, "")
+        field = next((name for name, (named, _problem) in RELEASE_FIELDS.items() if named == engine), None)
+        return getattr(self, field) if field else ""
 
     def with_defaults_of(self, choices: PageChoices) -> CalculatorState:
         return replace(self, precision=choices.default_precision, gpu=choices.default_gpu)
@@ -260,32 +254,26 @@ def _flag(raw: str) -> tuple[Any, str | None]:
     return None, _("not on or off")
 
 
-def _release(raw: str) -> tuple[Any, str | None]:
-    """A vLLM release ("0.19.1", "v0.15") or line key: the line that covers it."""
-    if not is_vllm_release(raw):
-        return None, _("not a vLLM release from 0.7 on")
-    return vllm_release(raw).key, None
+# The state fields that name an engine's release line, that engine, and what the reader is told when no line
+# covers the value.
+RELEASE_FIELDS: Mapping[str, tuple[str, Any]] = {
+    "release": ("vllm", gettext_lazy("not a vLLM release from 0.7 on")),
+    "sglang": ("sglang", gettext_lazy("not an SGLang release from 0.4 on")),
+    "llamacpp": ("llama.cpp", gettext_lazy("not a llama.cpp build from b5429 on")),
+    "mlx_lm": ("mlx", gettext_lazy("not an MLX-LM release from 0.22.2 on")),
+}
 
 
-def _sglang_release(raw: str) -> tuple[Any, str | None]:
-    """An SGLang release ("0.4.10.post2") or line key: the line that covers it."""
-    if not is_sglang_release(raw):
-        return None, _("not an SGLang release from 0.4 on")
-    return sglang_release(raw).key, None
+def _release_line(engine: str, problem: Any) -> Parser:
+    """A release ("0.19.1", "b7500") or line key of ``engine``: the key of the line that covers it."""
+    lines = ENGINE_RELEASE_LINES[engine]
 
+    def parse(raw: str) -> tuple[Any, str | None]:
+        if not lines.covers(raw):
+            return None, str(problem)
+        return lines.line_of(raw), None
 
-def _llama_cpp_release(raw: str) -> tuple[Any, str | None]:
-    """A llama.cpp build ("b7500", "7500") or line key: the line that covers it."""
-    if not is_llama_cpp_release(raw):
-        return None, _("not a llama.cpp build from b5429 on")
-    return llama_cpp_release(raw).key, None
-
-
-def _mlx_release(raw: str) -> tuple[Any, str | None]:
-    """An MLX-LM release ("0.28.3") or line key: the line that covers it."""
-    if not is_mlx_release(raw):
-        return None, _("not an MLX-LM release from 0.22.2 on")
-    return mlx_release(raw).key, None
+    return parse
 
 
 def _context(max_context: int | None) -> Parser:
@@ -312,10 +300,7 @@ def _parsers(choices: PageChoices) -> Mapping[str, Parser]:
         "concurrency": _int_in(1, MAX_CONCURRENCY),
         "context": _context(choices.max_context),
         "kv": _one_of(list(KV_DTYPES)),
-        "release": _release,
-        "sglang": _sglang_release,
-        "llamacpp": _llama_cpp_release,
-        "mlx_lm": _mlx_release,
+        **{name: _release_line(engine, problem) for name, (engine, problem) in RELEASE_FIELDS.items()},
         "batch": _int_in(1, MAX_BATCH),
         "seq": _context(choices.max_context),
         "rank": _int_in(1, MAX_LORA_RANK),

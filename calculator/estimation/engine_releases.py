@@ -9,7 +9,7 @@ current line is the default, the others recompute what an older installation rep
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from models_catalog.architecture import ModelSpec
@@ -527,3 +527,24 @@ def release_label(engine: str, release: str) -> str:
     if engine == "mlx":
         return mlx_release(release).label
     return ""
+
+
+@dataclass(frozen=True, slots=True)
+class EngineLines:
+    """How one engine's releases are named and found: whether a name is one a line covers, and that line's key."""
+
+    engine: str
+    current: str  # the current line's key
+    covers: Callable[[str], bool]
+    line_of: Callable[[str], str]
+
+
+ENGINE_RELEASE_LINES: Mapping[str, EngineLines] = {
+    lines.engine: lines
+    for lines in (
+        EngineLines("vllm", CURRENT_VLLM.key, is_vllm_release, lambda key: vllm_release(key).key),
+        EngineLines("sglang", CURRENT_SGLANG.key, is_sglang_release, lambda key: sglang_release(key).key),
+        EngineLines("llama.cpp", CURRENT_LLAMA_CPP.key, is_llama_cpp_release, lambda key: llama_cpp_release(key).key),
+        EngineLines("mlx", CURRENT_MLX.key, is_mlx_release, lambda key: mlx_release(key).key),
+    )
+}

@@ -40,15 +40,8 @@ from calculator.estimation.engine_releases import (
     CURRENT_MLX,
     CURRENT_SGLANG,
     CURRENT_VLLM,
-    is_llama_cpp_release,
-    is_mlx_release,
-    is_sglang_release,
-    is_vllm_release,
-    llama_cpp_release,
-    mlx_release,
+    ENGINE_RELEASE_LINES,
     release_label,
-    sglang_release,
-    vllm_release,
 )
 from calculator.labels import MODE_CHANGES
 from calculator.state import parse_tokens
@@ -68,6 +61,15 @@ SIZED_CHIP = re.compile(r"^(.+)-(\d+)-?gb$")  # "apple-m3-ultra-256-gb": a chip 
 _COUNT = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?(?:e[0-9]+)?)\s*([kmbt]?)\s*$", re.IGNORECASE)
 _SUFFIX = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "t": 10**12}
 UNIFIED_SEGMENTS = ("apple", "unified-desktop")
+
+
+# The command line's release options: option key, flag, engine, and what it expects.
+VERSION_OPTIONS = (
+    ("vllm_version", "--vllm-version", "vllm", "a vLLM release from 0.7 on"),
+    ("sglang_version", "--sglang-version", "sglang", "an SGLang release from 0.4 on"),
+    ("llamacpp_version", "--llamacpp-version", "llama.cpp", "a llama.cpp build from b5429 on"),
+    ("mlx_version", "--mlx-version", "mlx", "an MLX-LM release from 0.22.2 on"),
+)
 
 
 def usage_error(argument: str, message: str) -> CommandError:
@@ -356,24 +358,12 @@ def read_request(options: dict[str, Any], **workload_fields: Any) -> Request:
     kv_dtype = get_kv_dtype(options["kv_dtype"])
     if kv_dtype is None:
         raise usage_error("--kv-dtype", f"expected one of {', '.join(KV_DTYPES)}, got {options['kv_dtype']!r}")
-    version = str(options.get("vllm_version") or CURRENT_VLLM.key)
-    if not is_vllm_release(version):
-        raise usage_error("--vllm-version", f"expected a vLLM release from 0.7 on, got {version!r}")
-    sglang = str(options.get("sglang_version") or CURRENT_SGLANG.key)
-    if not is_sglang_release(sglang):
-        raise usage_error("--sglang-version", f"expected an SGLang release from 0.4 on, got {sglang!r}")
-    llamacpp = str(options.get("llamacpp_version") or CURRENT_LLAMA_CPP.key)
-    if not is_llama_cpp_release(llamacpp):
-        raise usage_error("--llamacpp-version", f"expected a llama.cpp build from b5429 on, got {llamacpp!r}")
-    mlx = str(options.get("mlx_version") or CURRENT_MLX.key)
-    if not is_mlx_release(mlx):
-        raise usage_error("--mlx-version", f"expected an MLX-LM release from 0.22.2 on, got {mlx!r}")
-    lines = {
-        "vllm": vllm_release(version).key,
-        "sglang": sglang_release(sglang).key,
-        "llama.cpp": llama_cpp_release(llamacpp).key,
-        "mlx": mlx_release(mlx).key,
-    }
+    lines: dict[str, str] = {}
+    for key, flag, engine_key, wanted in VERSION_OPTIONS:
+        asked = str(options.get(key) or ENGINE_RELEASE_LINES[engine_key].current)
+        if not ENGINE_RELEASE_LINES[engine_key].covers(asked):
+            raise usage_error(flag, f"expected {wanted}, got {asked!r}")
+        lines[engine_key] = ENGINE_RELEASE_LINES[engine_key].line_of(asked)
     framework = str(options.get("framework") or "transformers").strip().lower()
     if framework not in FRAMEWORKS_KEYS:
         raise usage_error("--framework", f"expected one of {', '.join(FRAMEWORKS_KEYS)}, got {framework!r}")

@@ -148,3 +148,10 @@ def test_german_pages_name_the_lines_in_german(client, site):
     select = next(s for s in page.select("select") if s.attrs.get("name") == "sglang")
     assert select.one("option", selected=True).text == "SGLang 0.5.3 und neuer (aktuell)"
     assert "and later" not in page.text and "(SGLang 0.5.3 und neuer)" in page.one("p", data_setting=True).text
+
+
+@pytest.mark.django_db
+@pytest.mark.xdist_group("engine-lines")
+def test_a_build_no_line_covers_is_told_in_the_readers_language(client, site):
+    page = parse(client.get(f"/de/models/{LLAMA}/", {"engine": "llama.cpp", "llamacpp": "b4000"}).content)
+    assert "kein llama.cpp-Build ab b5429" in page.text and "not a llama.cpp build" not in page.text
