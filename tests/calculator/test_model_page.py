@@ -207,8 +207,16 @@ def test_api_prices_and_break_even(client, seed_site):
 
     row = page.one("table", id="api-prices").one("tr", data_route="z-ai/glm-5.3-flash")
     assert _cells(row) == ["$0.150", "$0.030", "$0.500"]
+    assert row.one("code").text == "z-ai/glm-5.3-flash"  # the name the API knows it by, where it is not the Hub id
     assert row.one(data_intro_expired="true")
     assert page.one(id="break-even").attrs["data-break-even"] != ""
+
+
+def test_an_api_route_named_like_the_model_is_not_repeated_on_every_row(client, seed_site):
+    _, page = _get(client, "/en/models/openai/gpt-oss-120b/")
+    rows = page.one("table", id="api-prices").select("tr", data_route=True)
+    assert rows and all(r.attrs["data-route"] == "openai/gpt-oss-120b" for r in rows)
+    assert not [r for r in rows if r.select("code")]
 
 
 def test_htmx_request_gets_the_results_fragment_with_a_clean_permalink(client, seed_site):
