@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from models_catalog.architecture import ModelSpec
 
@@ -515,36 +516,44 @@ def release_profile(engine: EngineProfile, release: str) -> EngineProfile:
     return engine
 
 
-def release_label(engine: str, release: str) -> str:
-    """The release line a figure is for, as a reader reads it ("vLLM 0.34", "llama.cpp b7832 and later"); "" for an
-    engine without lines."""
-    if engine == "vllm":
-        return vllm_release(release).label
-    if engine == "sglang":
-        return sglang_release(release).label
-    if engine == "llama.cpp":
-        return llama_cpp_release(release).label
-    if engine == "mlx":
-        return mlx_release(release).label
-    return ""
+class ReleaseLine(Protocol):
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def label(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
 class EngineLines:
-    """How one engine's releases are named and found: whether a name is one a line covers, and that line's key."""
+    """How one engine's releases are named and found: whether a name is one a line covers, and that line."""
 
     engine: str
     current: str  # the current line's key
     covers: Callable[[str], bool]
-    line_of: Callable[[str], str]
+    find: Callable[[str], ReleaseLine]  # the line that covers a release or line key (the current one otherwise)
+
+    def line_of(self, key: str) -> str:
+        return self.find(key).key
+
+    def label_of(self, key: str) -> str:
+        """The line as a reader reads it."""
+        return self.find(key).label
 
 
 ENGINE_RELEASE_LINES: Mapping[str, EngineLines] = {
     lines.engine: lines
     for lines in (
-        EngineLines("vllm", CURRENT_VLLM.key, is_vllm_release, lambda key: vllm_release(key).key),
-        EngineLines("sglang", CURRENT_SGLANG.key, is_sglang_release, lambda key: sglang_release(key).key),
-        EngineLines("llama.cpp", CURRENT_LLAMA_CPP.key, is_llama_cpp_release, lambda key: llama_cpp_release(key).key),
-        EngineLines("mlx", CURRENT_MLX.key, is_mlx_release, lambda key: mlx_release(key).key),
+        EngineLines("vllm", CURRENT_VLLM.key, is_vllm_release, vllm_release),
+        EngineLines("sglang", CURRENT_SGLANG.key, is_sglang_release, sglang_release),
+        EngineLines("llama.cpp", CURRENT_LLAMA_CPP.key, is_llama_cpp_release, llama_cpp_release),
+        EngineLines("mlx", CURRENT_MLX.key, is_mlx_release, mlx_release),
     )
 }
+
+
+def release_label(engine: str, release: str) -> str:
+    """The release line a figure is for, as a reader reads it ("vLLM 0.34", "llama.cpp b7832 and later"); "" for an
+    engine without lines."""
+    lines = ENGINE_RELEASE_LINES.get(engine)
+    return lines.label_of(release) if lines else ""

@@ -7,7 +7,7 @@ keys are spelled as the engines spell them (``vllm``, ``llama.cpp``; ``fp16``, `
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,12 +193,6 @@ ENGINES: Mapping[str, EngineProfile] = {
         ),
     )
 }
-# llama.cpp builds before ggml-org/llama.cpp PR 19067 (merged 2026-01-24) allocated a V cache of the latent width
-# beside K on MLA layers (§3.9). Not offered as an engine; kept so older logs can be recomputed.
-LLAMA_CPP_BEFORE_V_LESS_CACHE = replace(
-    ENGINES["llama.cpp"], key="llama.cpp-before-v-less", mla_cache="latent_plus_value"
-)
-
 ENGINE_ALIASES: Mapping[str, str] = {
     "trt-llm": "tensorrt-llm",
     "tensorrt_llm": "tensorrt-llm",

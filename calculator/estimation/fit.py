@@ -22,7 +22,7 @@ from typing import Protocol
 FILL_FRACTION = 0.9  # vLLM / SGLang: the share of the runtime's total every command we print lets them fill
 MAX_GPUS_PER_NODE = 8
 # Engines that allocate what they need rather than a share of the GPU (llama.cpp, and Ollama, which runs it).
-WHOLE_GPU_ENGINES = frozenset({"llama.cpp", "ollama", "llama.cpp-before-v-less"})
+WHOLE_GPU_ENGINES = frozenset({"llama.cpp", "ollama"})
 
 # FILL_FRACTION as an exact ratio, so the GPU count never depends on float rounding at the boundary.
 _FILL_NUMERATOR = 9

@@ -63,13 +63,14 @@ def test_deepseek_v3_mla_cache_per_token_matches_each_engine(engine, bytes_per_t
 
 def test_llama_cpp_before_the_v_less_cache_also_allocated_a_512_wide_v_per_layer():
     # §3.2, §3.9: builds before ggml-org/llama.cpp PR 19067 (2026-01-24) stored K 576 and V 512 = 132,736 B/token
-    from calculator.estimation.engines import KV_DTYPES, LLAMA_CPP_BEFORE_V_LESS_CACHE
+    from calculator.estimation.engine_releases import release_profile
+    from calculator.estimation.engines import ENGINES, KV_DTYPES
     from calculator.estimation.kv import kv_size
 
     spec = hub_spec("deepseek-ai/DeepSeek-V3")
     size = kv_size(
         spec.layer_groups,
-        LLAMA_CPP_BEFORE_V_LESS_CACHE,
+        release_profile(ENGINES["llama.cpp"], "b7407"),
         KV_DTYPES["fp16"],
         context=4096,
         concurrency=1,
