@@ -25,9 +25,6 @@ from calculator.estimation.engine_releases import (
     CURRENT_SGLANG,
     CURRENT_VLLM,
     ENGINE_RELEASE_LINES,
-    LLAMA_CPP_RELEASES,
-    MLX_RELEASES,
-    SGLANG_RELEASES,
 )
 from calculator.estimation.fit import DEFAULT_MACOS, MACOS_VERSIONS
 from calculator.estimation.serving import DEFAULT_MIN_TOKENS_PER_S
@@ -162,23 +159,19 @@ class CalculatorState:
 
     def release_for(self, engine: str) -> str:
         """The release line this state names for ``engine``; "" for an engine without lines."""
-        field = next((name for name, (named, _problem) in RELEASE_FIELDS.items() if named == engine), None)
+        field = release_field(engine)
         return getattr(self, field) if field else ""
+
+    @property
+    def names_older_releases(self) -> bool:
+        """Whether any engine's release line is not its current one."""
+        return any(
+            getattr(self, field) != ENGINE_RELEASE_LINES[engine].current
+            for field, (engine, _) in RELEASE_FIELDS.items()
+        )
 
     def with_defaults_of(self, choices: PageChoices) -> CalculatorState:
         return replace(self, precision=choices.default_precision, gpu=choices.default_gpu)
-
-
-# The release lines the form offers per engine field (the current line first), and the defaults they start at.
-@dataclass(frozen=True, slots=True)
-class EngineLines:
-    sglang: Mapping[str, object]
-    llamacpp: Mapping[str, object]
-    mlx_lm: Mapping[str, object]
-    current: CalculatorState
-
-
-ENGINE_LINES = EngineLines(SGLANG_RELEASES, LLAMA_CPP_RELEASES, MLX_RELEASES, CalculatorState())
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,6 +255,11 @@ RELEASE_FIELDS: Mapping[str, tuple[str, Any]] = {
     "llamacpp": ("llama.cpp", gettext_lazy("not a llama.cpp build from b5429 on")),
     "mlx_lm": ("mlx", gettext_lazy("not an MLX-LM release from 0.22.2 on")),
 }
+
+
+def release_field(engine: str) -> str | None:
+    """The state field that names ``engine``'s release line; None for an engine without lines."""
+    return next((name for name, (named, _problem) in RELEASE_FIELDS.items() if named == engine), None)
 
 
 def _release_line(engine: str, problem: Any) -> Parser:

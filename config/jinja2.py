@@ -12,9 +12,9 @@ from markupsafe import Markup
 
 from calculator import labels
 from calculator.estimation import ENGINES, KV_DTYPES
-from calculator.estimation.engine_releases import CURRENT_VLLM, VLLM_RELEASES, release_label
+from calculator.estimation.engine_releases import ENGINE_RELEASE_LINES, release_label
 from calculator.formatting import format_day, format_gb, format_money, format_number
-from calculator.state import ENGINE_LINES, tokens_label
+from calculator.state import release_field, tokens_label
 from calculator.term_text import term_formula, term_label
 
 
@@ -119,9 +119,8 @@ def environment(**options) -> Environment:
             "macos_labels": labels.MACOS_LABELS,
             "engines": ENGINES,
             "kv_dtypes": KV_DTYPES,
-            "vllm_releases": VLLM_RELEASES,
-            "current_vllm": CURRENT_VLLM.key,
-            "engine_lines": ENGINE_LINES,
+            "engine_lines": ENGINE_RELEASE_LINES,
+            "release_field": release_field,
             "release_label": lambda engine, key: labels.release_line_label(release_label(engine, key)),
             "line_label": labels.release_line_label,
             "tokens_label": tokens_label,

@@ -532,6 +532,7 @@ class EngineLines:
     current: str  # the current line's key
     covers: Callable[[str], bool]
     find: Callable[[str], ReleaseLine]  # the line that covers a release or line key (the current one otherwise)
+    lines: Mapping[str, ReleaseLine]  # every line by key, the current one first
 
     def line_of(self, key: str) -> str:
         return self.find(key).key
@@ -544,10 +545,10 @@ class EngineLines:
 ENGINE_RELEASE_LINES: Mapping[str, EngineLines] = {
     lines.engine: lines
     for lines in (
-        EngineLines("vllm", CURRENT_VLLM.key, is_vllm_release, vllm_release),
-        EngineLines("sglang", CURRENT_SGLANG.key, is_sglang_release, sglang_release),
-        EngineLines("llama.cpp", CURRENT_LLAMA_CPP.key, is_llama_cpp_release, llama_cpp_release),
-        EngineLines("mlx", CURRENT_MLX.key, is_mlx_release, mlx_release),
+        EngineLines("vllm", CURRENT_VLLM.key, is_vllm_release, vllm_release, VLLM_RELEASES),
+        EngineLines("sglang", CURRENT_SGLANG.key, is_sglang_release, sglang_release, SGLANG_RELEASES),
+        EngineLines("llama.cpp", CURRENT_LLAMA_CPP.key, is_llama_cpp_release, llama_cpp_release, LLAMA_CPP_RELEASES),
+        EngineLines("mlx", CURRENT_MLX.key, is_mlx_release, mlx_release, MLX_RELEASES),
     )
 }
 
