@@ -23,7 +23,7 @@ ceiling again, with each one's throughput as a share of its empty-table run. Sto
 database and empties its Redis database at the end, also on Ctrl-C or failure.
 
 Targets on a 2-core machine: cached model page >= 50 % of the ceiling with p99 < 30 ms; new-state model page
->= 300 requests/s; HTMX fragment p50 < 15 ms; no errors at 64 connections for 60 s; at 1M offer rows every page
+>= 15 % of the ceiling; HTMX fragment p50 < 15 ms; no errors at 64 connections for 60 s; at 1M offer rows every page
 >= 50 % of its empty-table throughput.
 """
 
@@ -84,7 +84,7 @@ def targets(page_cache: bool) -> tuple[Target, ...]:
             "model page, new state each request",
             MODEL_PATH,
             new_state_each_request=True,
-            goal=">= 300 req/s",
+            goal=">= 15 % ceiling",
         ),
         Target(
             "htmx_fragment",
@@ -168,7 +168,7 @@ def judge(row: Row, ceiling: Measured) -> None:
     if key == "model_page_cached":
         met = met and (row.ratio_to_ceiling or 0) >= 0.5 and measured.p99_ms is not None and measured.p99_ms < 30
     elif key == "model_page_uncached":
-        met = met and measured.requests_per_s >= 300
+        met = met and (row.ratio_to_ceiling or 0) >= 0.15
     elif key == "htmx_fragment":
         met = met and measured.p50_ms is not None and measured.p50_ms < 15
     row.met = met

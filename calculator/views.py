@@ -55,7 +55,7 @@ def model_detail(request: HtmxHttpRequest, org: str, name: str) -> HttpResponse:
         block = deferred_block(request)
         if block is not None:  # one block the page left to a placeholder, now scrolled into view
             return render(request, block, view.template_context())
-        sections = kept_sections(request, view)
+        sections = kept_sections(request, view, fragment=True)
         response = render(
             request, "calculator/_results.html", {**view.template_context(), "oob": True, "section_html": sections}
         )

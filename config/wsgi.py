@@ -1,3 +1,4 @@
+import gc
 import os
 
 from django.conf import settings
@@ -13,3 +14,7 @@ if settings.SECRET_KEY_IS_DEVELOPMENT and not settings.DEBUG:
         "random value to serve the site (DEBUG=1 allows the development key, for local development only)."
     )
 application = get_wsgi_application()
+# What start-up made (modules, settings, URL patterns, the message catalogs) lives as long as the process: moved out
+# of the garbage collector's reach, so its full passes walk only what requests leave behind (one such pass over the
+# whole heap took ~135 ms every ~600 model pages, ~6 % of a new state's time).
+gc.freeze()

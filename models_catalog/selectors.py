@@ -21,6 +21,8 @@ from models_catalog import naming
 from models_catalog.hub_ids import HubId
 from models_catalog.list_figures import ListFigures, list_figures
 from models_catalog.models import ImportRequest, Model, ModelFact, QuantizedBuild, Source
+from web.generations import CATALOG_GENERATION
+from web.kept import PROCESS, Kept
 
 # The primary key last makes every order total, so a page boundary never splits or repeats equal rows.
 SORTS: dict[str, tuple[str | OrderBy, ...]] = {
@@ -56,6 +58,7 @@ MOE_CHOICES = ("moe", "dense")
 PER_PAGE = 100
 COUNT_CAP = 1000  # the list counts matches up to here and says "more than" beyond, never COUNT(*) of the table
 SUGGESTIONS = 8
+MAX_SERVED_MODELS = 1024  # model rows kept per process for serving their pages (each a few KB with its config)
 
 
 def models_list(
@@ -250,6 +253,19 @@ def suggestions(text: str, limit: int = SUGGESTIONS) -> list[Suggestion]:
 def model_by_hub_id(hub_id: HubId | str) -> Model | None:
     value = hub_id.value if isinstance(hub_id, HubId) else hub_id
     return Model.objects.filter(hub_id__iexact=value).first()
+
+
+# The catalog row a page's URL names, read once per state of the catalog in this process (an import, a bundled load
+# or an admin edit bumps the generation): reading the row parses its config.json, ~1 ms of every model page. Pages
+# only read it; whatever writes a model reads it afresh with ``model_by_hub_id``.
+SERVED_MODELS: Kept[Model | None] = Kept(
+    "served-model", depends_on=(CATALOG_GENERATION,), where=PROCESS, max_entries=MAX_SERVED_MODELS
+)
+
+
+def served_model(hub_id: HubId) -> Model | None:
+    """The catalog model ``hub_id`` names (any letter case), for serving a page."""
+    return SERVED_MODELS.get(lambda: model_by_hub_id(hub_id), hub_id.value.lower())
 
 
 def _close_strings(word: str, possibilities: list[str], limit: int, cutoff: float = 0.5) -> list[str]:

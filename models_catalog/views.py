@@ -117,7 +117,7 @@ def model_for(request: HttpRequest, org: str, name: str, suffix: str = "/") -> M
     """The catalog model a URL names (``<org>/<name>`` then ``suffix``). Raises ``UnknownModel`` when there is none
     and ``ModelMoved`` when the URL spells the id otherwise than the catalog (the query string is kept)."""
     hub_id = hub_id_for(org, name)
-    model = selectors.model_by_hub_id(hub_id)
+    model = selectors.served_model(hub_id)
     if model is None:
         raise UnknownModel(hub_id.value, hub_id)
     if model.hub_id != hub_id.value:

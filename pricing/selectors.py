@@ -21,7 +21,7 @@ from django.conf import settings
 from django.db.models import F, Max, OuterRef, Q, Subquery
 
 from web.generations import PRICES_GENERATION
-from web.kept import Kept
+from web.kept import PROCESS, Kept
 
 from .models import ApiPrice, GpuPriceIndex, Offer, PriceSnapshot, Provider, ProviderPriceDay
 from .offers import OfferRecord, as_confidence, as_pricing_kind
@@ -248,9 +248,10 @@ def price_history(gpu_slug: str, *, since: date | None = None) -> list[PricePoin
     return points
 
 
-# Every page renders it: computed once per price-data generation (one index lookup, ``pricing_offer_captured_at``).
+# Every page renders it: computed once per price-data generation in each process (one index lookup,
+# ``pricing_offer_captured_at``), so a page spends no cache round trip on it.
 PRICES_CAPTURED_AT: Kept[date | None] = Kept(
-    "prices-captured-at", depends_on=(PRICES_GENERATION,), seconds=24 * 60 * 60
+    "prices-captured-at", depends_on=(PRICES_GENERATION,), where=PROCESS, max_entries=4
 )
 
 

@@ -7,8 +7,8 @@ the requesting reader's token, and the CSRF cookie is set exactly as Django's CS
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
+import string
+from collections.abc import Callable, Iterator
 
 from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import CSRF_ALLOWED_CHARS, CSRF_SECRET_LENGTH, CsrfViewMiddleware, get_token
@@ -17,7 +17,26 @@ from django.middleware.csrf import CSRF_ALLOWED_CHARS, CSRF_SECRET_LENGTH, CsrfV
 HOLE = b"{{csrf-token-hole-" + b"-" * 44 + b"}}"
 assert len(HOLE) == 2 * CSRF_SECRET_LENGTH
 
-_CANDIDATE = re.compile(rb"(?<![A-Za-z0-9])[A-Za-z0-9]{%d}(?![A-Za-z0-9])" % (2 * CSRF_SECRET_LENGTH))
+# A candidate is a run of exactly 64 letters and digits. Found on a copy of the body with every letter and digit
+# mapped to "a" and every other byte to " " (two passes in C over a 60 kB page, where a regular expression tried
+# each position in turn: 1.3 ms of every page stored).
+_TOKEN_LENGTH = 2 * CSRF_SECRET_LENGTH
+_LETTERS_AND_DIGITS = (string.ascii_letters + string.digits).encode("ascii")
+_CLASSES = bytes(ord("a") if byte in _LETTERS_AND_DIGITS else ord(" ") for byte in range(256))
+_RUN = b"a" * _TOKEN_LENGTH
+
+
+def _candidates(body: bytes) -> Iterator[int]:
+    """Where each run of exactly 64 letters and digits starts."""
+    classes = body.translate(_CLASSES)
+    start = classes.find(_RUN)
+    while start != -1:
+        end = start + _TOKEN_LENGTH
+        while end < len(classes) and classes[end] == ord("a"):
+            end += 1
+        if end - start == _TOKEN_LENGTH:
+            yield start
+        start = classes.find(_RUN, end)
 
 
 def _unmasked(token: str) -> str:
@@ -35,16 +54,14 @@ def tokens_punched(request: HttpRequest, body: bytes) -> tuple[bytes, bool]:
     secret = request.META.get("CSRF_COOKIE")  # set by the CSRF middleware or the first get_token()
     if not secret:
         return body, False
-    found = False
-
-    def punch(match: re.Match[bytes]) -> bytes:
-        nonlocal found
-        if _unmasked(match.group().decode("ascii")) != secret:
-            return match.group()
-        found = True
-        return HOLE
-
-    return _CANDIDATE.sub(punch, body), found
+    parts, taken = [], 0
+    for start in _candidates(body):
+        if _unmasked(body[start : start + _TOKEN_LENGTH].decode("ascii")) == secret:
+            parts += [body[taken:start], HOLE]
+            taken = start + _TOKEN_LENGTH
+    if not parts:
+        return body, False
+    return b"".join([*parts, body[taken:]]), True
 
 
 def tokens_filled(request: HttpRequest, body: bytes, respond: Callable[[bytes], HttpResponse]) -> HttpResponse:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from models_catalog.architecture import ModelSpec
 
+from .memo import per_spec
 from .offload import OffloadSplit, Placement, gguf_layout, offload_split
 from .overhead import LLAMA_CPP_FIT_MARGIN_BYTES
 from .precision import get_precision
@@ -140,25 +141,45 @@ def best_split(
     Found by bisection within each phase (``_phases``): along a phase the GPU bytes only fall and the host bytes
     only rise, so the first split whose GPU share fits is the only one of the phase that can fit both budgets.
     ~14 splits computed instead of up to ~100 for a large MoE (tests check it against the scan of every split)."""
-    gpu_budget = gpu_budget_bytes(gpu_capacity_bytes)
-    ram_budget = ram_budget_bytes(ram_bytes)
-    phases = _phases(spec, workload, gpus, mmproj, draft_bytes, experts_allowed)
-    for phase in phases:
-        low, high = 0, len(phase)  # the first index whose GPU share fits lies in [low, high]
-        made: dict[int, OffloadSplit] = {}
-        while low < high:
-            middle = (low + high) // 2
-            made[middle] = phase[middle]()
-            if made[middle].per_gpu_bytes <= gpu_budget:
-                high = middle
-            else:
-                low = middle + 1
-        if low < len(phase):
-            first = made.get(low) or phase[low]()
-            if _fits(first, gpu_budget, ram_budget):
-                return first, True
-    last = phases[-1][-1]()  # -ngl 0: everything in RAM
+    gpu_budget, ram_budget = gpu_budget_bytes(gpu_capacity_bytes), ram_budget_bytes(ram_bytes)
+    firsts, last = _first_fitting(spec, workload, gpu_budget, gpus, mmproj, draft_bytes, experts_allowed)
+    for first in firsts:
+        if _fits(first, gpu_budget, ram_budget):
+            return first, True
     return replace(last, placement=Placement.NONE), False
+
+
+def _first_fitting(
+    spec: ModelSpec,
+    workload: Workload,
+    gpu_budget: int,
+    gpus: int,
+    mmproj: bool,
+    draft_bytes: int,
+    experts_allowed: bool,
+) -> tuple[tuple[OffloadSplit, ...], OffloadSplit]:
+    """Each phase's first split whose GPU share fits ``gpu_budget``, in order, and the all-in-RAM split (-ngl 0).
+    They do not depend on the RAM, so a machine that differs only in its RAM reuses them (remembered per spec)."""
+
+    def found() -> tuple[tuple[OffloadSplit, ...], OffloadSplit]:
+        phases = _phases(spec, workload, gpus, mmproj, draft_bytes, experts_allowed)
+        firsts = []
+        for phase in phases:
+            low, high = 0, len(phase)  # the first index whose GPU share fits lies in [low, high]
+            made: dict[int, OffloadSplit] = {}
+            while low < high:
+                middle = (low + high) // 2
+                made[middle] = phase[middle]()
+                if made[middle].per_gpu_bytes <= gpu_budget:
+                    high = middle
+                else:
+                    low = middle + 1
+            if low < len(phase):
+                firsts.append(made.get(low) or phase[low]())
+        return tuple(firsts), phases[-1][-1]()
+
+    key = (workload, gpu_budget, gpus, mmproj, draft_bytes, experts_allowed)
+    return per_spec("first-fitting-splits", spec, key, found)
 
 
 def offload_speed(
@@ -255,8 +276,14 @@ def offload_verdict(
         draft_bytes=draft_bytes,
         experts_allowed=experts_allowed,
     )
-    found = offload_speed(
-        spec, workload, split, gpu_bandwidth_gbps=gpu_bandwidth_gbps, ram_bandwidth_gbps=ram_bandwidth_gbps
+    # a machine that differs only in its RAM settles on one of a few splits: their speeds are remembered per spec
+    found = per_spec(
+        "offload-speed",
+        spec,
+        (workload, split, gpu_bandwidth_gbps, ram_bandwidth_gbps),
+        lambda: offload_speed(
+            spec, workload, split, gpu_bandwidth_gbps=gpu_bandwidth_gbps, ram_bandwidth_gbps=ram_bandwidth_gbps
+        ),
     )
     if not fits:
         found = OffloadSpeed(None, None, None, "unknown", 0, 0, found.inputs)

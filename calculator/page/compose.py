@@ -211,8 +211,8 @@ WORKLOAD_INPUTS = frozenset(
 SECTIONS: tuple[Section, ...] = (
     Section("summary", _summary),
     Section("rows", _rows, "_breakdown.html", WORKLOAD_INPUTS),
-    # the price tables link their placeholder and rows to every input: rendered each time
-    Section("gpus", lambda w: w.gpus, "_gpus.html"),
+    # the ranking's placeholders link to the page in its whole state: kept with a slot for it (page/view.py)
+    Section("gpus", lambda w: w.gpus, "_gpus.html", WORKLOAD_INPUTS),
     Section(
         "commands",
         lambda w: commands_section(w.inputs, w.setting, w.gpus.by_gpu[0] if w.gpus.by_gpu else None, w.local),
@@ -260,10 +260,44 @@ SECTIONS: tuple[Section, ...] = (
         WORKLOAD_INPUTS | {"macos", "ratio", "cached"},
     ),
 )
-# partial template → the inputs its rendering reads, for the sections kept per those inputs
-SECTION_READS: dict[str, frozenset[str]] = {
+
+
+@dataclass(frozen=True, slots=True)
+class PagePart:
+    """A part of the page outside the results' sections, kept like them: its template, the inputs it reads, and
+    where it goes: the whole page, the HTMX fragment (swapped out of band beside the results), or both."""
+
+    template: str
+    reads: frozenset[str]
+    on_page: bool = True
+    in_fragment: bool = False
+
+
+# The engine's release lines: what the version select and the answer's engine name read
+RELEASE_INPUTS = frozenset({"engine", "release", "sglang", "llamacpp", "mlx_lm"})
+PAGE_PARTS: tuple[PagePart, ...] = (
+    # the state's headline cards above the results
+    PagePart("calculator/_summary.html", WORKLOAD_INPUTS | {"macos"}, in_fragment=True),
+    # the page's title and description: the same figures as text (the description: inference at FP16, INT8, INT4
+    # and as released, so every workload input but the precision, the mode and the fine-tuning knobs)
+    PagePart("calculator/_title.html", WORKLOAD_INPUTS),
+    PagePart("calculator/_description.html", RELEASE_INPUTS | {"context", "concurrency", "kv"}),
+    # the form's rarer settings (the release select among them); the fragment swaps in the select alone
+    PagePart(
+        "calculator/_form_more.html",
+        RELEASE_INPUTS | {"mode", "kv", "framework", "batch", "seq", "context", "rank", "optimizer", "checkpointing"},
+    ),
+    PagePart("calculator/_engine_release.html", RELEASE_INPUTS, on_page=False, in_fragment=True),
+)
+_SECTIONS_KEPT: dict[str, frozenset[str]] = {
     f"calculator/{s.partial}": s.reads for s in SECTIONS if s.partial and s.reads is not None
 }
+# template → the inputs its rendering reads, for every section and part kept per those inputs; those the whole page
+# renders, those the HTMX fragment renders, and the parts the fragment marks for an out-of-band swap
+SECTION_READS: dict[str, frozenset[str]] = _SECTIONS_KEPT | {part.template: part.reads for part in PAGE_PARTS}
+PAGE_READS: dict[str, frozenset[str]] = _SECTIONS_KEPT | {p.template: p.reads for p in PAGE_PARTS if p.on_page}
+FRAGMENT_READS: dict[str, frozenset[str]] = _SECTIONS_KEPT | {p.template: p.reads for p in PAGE_PARTS if p.in_fragment}
+OUT_OF_BAND: frozenset[str] = frozenset(part.template for part in PAGE_PARTS if part.in_fragment)
 # the rendered partials, in page order (the results fragment includes each)
 PARTIALS: tuple[str, ...] = tuple(f"calculator/{s.partial}" for s in SECTIONS if s.partial)
 # every section's Markdown, in page order (the Markdown twin includes each): templates/calculator/md/_<name>.md

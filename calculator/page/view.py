@@ -10,11 +10,19 @@ from typing import Any
 
 from django.http import HttpRequest, QueryDict
 from django.template.loader import render_to_string
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from calculator.hardware import Hardware, popular_hardware
 from calculator.page.basis import PageBasis, kept_section, page_basis
-from calculator.page.compose import MARKDOWN_PARTIALS, PARTIALS, SECTION_READS, LazyModelPage, ModelPage
+from calculator.page.compose import (
+    FRAGMENT_READS,
+    MARKDOWN_PARTIALS,
+    OUT_OF_BAND,
+    PAGE_READS,
+    PARTIALS,
+    LazyModelPage,
+    ModelPage,
+)
 from calculator.state import PRESET_CONTEXTS, CalculatorState, Ignored, PageChoices, parse_state, state_query
 from models_catalog.architecture import SpecNote
 from models_catalog.models import Model
@@ -76,6 +84,7 @@ class ModelPageView:
     markdown_partials: tuple[str, ...] = MARKDOWN_PARTIALS
     deferred: frozenset[str] = frozenset()  # the DEFERRED blocks this rendering leaves to a placeholder
     deferred_urls: Mapping[str, DeferredUrls] = field(default_factory=dict)
+    state_joined: str = ""  # the state's query followed by "&" ("" at the default state): what STATE_SLOT stands for
 
     @property
     def deferred_partials(self) -> dict[str, str]:
@@ -118,49 +127,67 @@ def model_page_view(request: HttpRequest, model: Model) -> ModelPageView:
         remembered_rig=remembered_rig(request) is not None,
         popular_hardware=tuple(popular_hardware(sources.gpus)),
         deferred=deferred,
-        deferred_urls={name: _deferred_urls(base_url, query, name) for name in deferred},
+        deferred_urls={name: _deferred_urls(base_url, f"{query}&" if query else "", name) for name in deferred},
+        state_joined=f"{query}&" if query else "",
     )
 
 
-def _deferred_urls(base_url: str, query: str, name: str) -> DeferredUrls:
+def _deferred_urls(base_url: str, joined: str, name: str) -> DeferredUrls:
+    """The URLs of a deferred block; ``joined``: the state's query and "&", or "" (or STATE_SLOT, which stands for
+    it in kept HTML)."""
     if name in IN_DISCLOSURE:
         anchor = IN_DISCLOSURE[name]
         fragment, page = f"{base_url}?{SECTION_FIELD}={name}", f"{base_url}?{SHOW_FIELD}={name}#{anchor}"
         return DeferredUrls(fragment=fragment, page=page, trigger="intersect once")
-    joined = f"{query}&" if query else ""
     anchor = "ranking" if name == "more-gpus" else name  # shown on the page, the rows join the ranking's table
     return DeferredUrls(
         fragment=f"{base_url}?{joined}{SECTION_FIELD}={name}", page=f"{base_url}?{joined}{SHOW_FIELD}={name}#{anchor}"
     )
 
 
-# Each kept section's HTML, per its partial, the values of the inputs it reads (compose.Section.reads), the model,
-# the day (prices shown as stale or current) and the catalog and price generations: a change of any other input
-# renders the page with the kept HTML of every section that does not read it.
+# Each kept section's HTML, per its partial, the values of the inputs it reads (compose.Section.reads), the blocks
+# the page defers, the model, the day (prices shown as stale or current) and the catalog and price generations: a
+# change of any other input renders the page with the kept HTML of every section that does not read it.
 SECTION_HTML: Kept[str] = Kept(
     "section-html",
     depends_on=(CATALOG_GENERATION, PRICES_GENERATION),
     per_language=True,
     where=PROCESS,
-    max_entries=4096,
+    max_entries=8192,
 )
+# Where kept HTML links to the page in its whole state (a deferred block's URLs), it holds this slot for the state's
+# query, filled in per request: the section is kept per the inputs it reads, its links still carry every input.
+STATE_SLOT = "__gpufit_state__"
 
 
-def kept_sections(request: HttpRequest, view: ModelPageView) -> dict[str, Markup]:
-    """The HTML of every section declared with the inputs it reads, kept per their values (partial → HTML)."""
+def kept_context(view: ModelPageView, *, oob: bool = False) -> dict[str, Any]:
+    """The context kept sections render in: the deferred blocks' URLs hold STATE_SLOT for the state's query."""
+    slotted = {
+        name: urls if name in IN_DISCLOSURE else _deferred_urls(view.base_url, STATE_SLOT, name)
+        for name, urls in view.deferred_urls.items()
+    }
+    return {**view.template_context(), "deferred_urls": slotted, "oob": oob}
+
+
+def kept_sections(request: HttpRequest, view: ModelPageView, *, fragment: bool = False) -> dict[str, Markup]:
+    """The HTML of every section and page part declared with the inputs it reads, kept per their values (template
+    → HTML); ``fragment``: those the HTMX fragment renders, the headline cards marked for an out-of-band swap."""
     if view.page is None or view.state is None:
         return {}
-    state, today, context = view.state, datetime.now(UTC).date().isoformat(), view.template_context()
+    state, today, context = view.state, datetime.now(UTC).date().isoformat(), kept_context(view, oob=fragment)
+    deferred, joined = tuple(sorted(view.deferred)), str(escape(view.state_joined))
 
     def rendered(partial: str) -> Callable[[], str]:
         return lambda: render_to_string(partial, context, request)
 
     found: dict[str, Markup] = {}
-    for partial, reads in SECTION_READS.items():
+    for partial, reads in (FRAGMENT_READS if fragment else PAGE_READS).items():
         if partial in view.deferred_partials:
             continue
         values = tuple((name, getattr(state, name)) for name in sorted(reads))
-        found[partial] = Markup(SECTION_HTML.get(rendered(partial), view.model.hub_id, today, partial, values))
+        oob = fragment and partial in OUT_OF_BAND
+        html = SECTION_HTML.get(rendered(partial), view.model.hub_id, today, partial, values, deferred, oob)
+        found[partial] = Markup(html.replace(STATE_SLOT, joined))
     return found
 
 

@@ -15,8 +15,8 @@ from django.template.loader import render_to_string
 from django.test import RequestFactory
 from django.utils import translation
 
-from calculator.page.compose import SECTION_READS
-from calculator.page.view import kept_sections, model_page_view
+from calculator.page.compose import PAGE_READS, SECTION_READS
+from calculator.page.view import STATE_SLOT, kept_context, kept_sections, model_page_view
 from calculator.state import FIELD_NAMES
 from models_catalog import selectors, services
 from tests.support import module_rows
@@ -76,8 +76,9 @@ def _view(hub_id: str, query: dict[str, str]):
 
 
 def _sections(hub_id: str, query: dict[str, str]) -> tuple[object, dict[str, str]]:
+    """Each kept template as the page keeps it: links to the page's whole state hold the slot for its query."""
     request, view = _view(hub_id, query)
-    context = view.template_context()
+    context = kept_context(view)
     return view.state, {partial: render_to_string(partial, context, request) for partial in SECTION_READS}
 
 
@@ -111,7 +112,7 @@ def test_a_change_of_an_input_a_section_reads_reaches_the_page(site):
             request, view = _view(hub_id, query)
             kept = kept_sections(request, view)
             context = view.template_context()
-            assert set(kept) == set(SECTION_READS) - set(view.deferred_partials)
+            assert set(kept) == set(PAGE_READS) - set(view.deferred_partials)
             for partial, html in kept.items():
                 assert str(html) == render_to_string(partial, context, request), (query, partial)
 
@@ -129,3 +130,32 @@ def test_a_section_whose_html_is_kept_is_not_computed_again(site):
         built = view.page.built
         assert "api" in built
         assert not built & {"matrix", "builds", "context", "inverse", "faq"}, built
+
+
+def test_kept_links_carry_the_whole_state_of_the_page_they_are_on(site):
+    """The ranking is kept per the workload's inputs, but its placeholders link to the page in its whole state: a
+    page that differs in an input the ranking does not read gets the kept ranking with its own query in the links."""
+    hub_id = MODELS[0]
+    with translation.override("en"):
+        kept_sections(*_view(hub_id, {"context": "16384"}))
+        request, view = _view(hub_id, {"context": "16384", "ratio": "7", "cached": "40"})
+        html = str(kept_sections(request, view)["calculator/_gpus.html"])
+        assert "gpus" not in view.page.built  # taken from the store, not ranked again
+        assert STATE_SLOT not in html
+        assert 'hx-get="/en/models/zai-org/GLM-5.3-Flash/?context=16K&amp;ratio=7&amp;cached=40&amp;section=' in html
+
+
+def test_the_fragment_marks_its_kept_headline_for_an_out_of_band_swap_and_the_page_does_not(site):
+    hub_id = MODELS[0]
+    with translation.override("en"):
+        for fragment in (False, True, False):
+            request, view = _view(hub_id, {"context": "16384"})
+            kept = kept_sections(request, view, fragment=fragment)
+            summary = str(kept["calculator/_summary.html"])
+            assert ('hx-swap-oob="true"' in summary) is fragment
+            # the fragment carries no title, description or form; the page does, with the release select in its form
+            for part in ("calculator/_title.html", "calculator/_description.html", "calculator/_form_more.html"):
+                assert (part in kept) is not fragment
+            assert ("calculator/_engine_release.html" in kept) is fragment
+            if fragment:
+                assert 'hx-swap-oob="true"' in str(kept["calculator/_engine_release.html"])

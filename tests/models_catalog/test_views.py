@@ -316,3 +316,23 @@ def test_a_search_with_a_typo_offers_the_models_it_looks_like(client, catalog, q
     assert query in page.one("p", id="close-matches-note").text
     links = [a.attrs["href"] for a in page.one("ul", **{"class": "close-matches"}).select("a")]
     assert f"/en/models/{expected}/" in links
+
+
+def test_a_page_reads_its_model_row_once_per_state_of_the_catalog(catalog, django_assert_num_queries):
+    """Model pages take their row from the process (parsing its config.json is a millisecond of every page) until
+    the catalog changes: an import, the bundled load or an admin edit bumps its generation and the next page reads
+    the row afresh."""
+    from models_catalog.hub_ids import parse_hub_id
+    from models_catalog.selectors import served_model
+    from web.generations import CATALOG_GENERATION
+
+    hub_id = parse_hub_id(QWEN.lower())
+    with django_assert_num_queries(1):
+        first = served_model(hub_id)
+        assert served_model(parse_hub_id(QWEN)) is first
+    assert first is not None and first.hub_id == QWEN
+    Model.objects.filter(hub_id=QWEN).update(display_name="Qwen3 30B A3B (edited)")
+    assert served_model(hub_id).display_name != "Qwen3 30B A3B (edited)"  # the catalog did not say it changed
+    CATALOG_GENERATION.bump()
+    with django_assert_num_queries(1):
+        assert served_model(hub_id).display_name == "Qwen3 30B A3B (edited)"

@@ -64,3 +64,19 @@ def test_a_reader_with_a_cookie_keeps_its_secret():
     check = RequestFactory().get("/")
     check.META["CSRF_COOKIE"] = secret
     assert tokens_punched(check, response.content)[1]
+
+
+def test_a_token_is_a_whole_run_of_64_letters_and_digits_wherever_it_stands():
+    """The scan finds what the definition says (a run of exactly 64 letters and digits that unmasks to the secret):
+    at the start and the end of the body, beside punctuation and non-ASCII text; never inside a longer run."""
+    request = RequestFactory().get("/")
+    token = get_token(request)
+    body = f"{token}<p>é{token}</p>x{token}_{get_token(request)}".encode() + b"-" + get_token(request).encode()
+
+    punched, found = tokens_punched(request, body)
+
+    assert found
+    assert punched.startswith(HOLE) and punched.endswith(HOLE)
+    assert punched.count(HOLE) == 4  # all but the one glued to "x"
+    assert f"x{token}".encode() in punched
+    assert len(punched) == len(body)
