@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import Any
 
 from django.templatetags.static import static
 from django.urls import get_script_prefix, get_urlconf, reverse, translate_url
@@ -63,6 +64,16 @@ def select_options(choices: Iterable[Choice], selected: object) -> Markup:
     )
 
 
+@pass_context
+def kept_part(context: Context, template: str) -> Markup:
+    """A section or part of the model page: the HTML the view kept for it (``section_html``, per the inputs it
+    reads: calculator/page/view.py), else the template rendered here in the page's context."""
+    kept = context.get("section_html")
+    if kept and template in kept:
+        return Markup(kept[template])
+    return Markup(context.environment.get_template(template).render(context.get_all()))
+
+
 def faq_entities(items: list[tuple[str, str, str]]) -> list[dict[str, object]]:
     """schema.org Question entries (name and accepted answer as plain text) for FAQPage JSON-LD."""
     return [
@@ -94,18 +105,20 @@ def gettext(context: Context, message: str, /, **variables: object) -> str:
     """``_()`` and ``{% trans %}``: the same result as the new-style callables ``install_gettext_callables``
     builds, called directly (without its alias, context call and ``Markup % {}`` on every string, ~5 µs each;
     a model page translates ~500 strings). Positional-only, so a template variable may be called ``context``."""
-    catalog = context.get(MESSAGE_CATALOG)
-    text = catalog.gettext(message) if catalog is not None and message else translation.gettext(message)
-    return _formatted(context, text, variables)
+    return _formatted(context, _messages(context, message).gettext(message), variables)
 
 
 @pass_context
 def ngettext(context: Context, singular: str, plural: str, num: int, /, **variables: object) -> str:
     variables.setdefault("num", num)
+    return _formatted(context, _messages(context, singular).ngettext(singular, plural, num), variables)
+
+
+def _messages(context: Context, message: str) -> Any:
+    """The rendering's message catalog, or Django's translation functions where there is none (a template rendered
+    outside a request) or the message is empty (a catalog would answer its header)."""
     catalog = context.get(MESSAGE_CATALOG)
-    if catalog is not None:
-        return _formatted(context, catalog.ngettext(singular, plural, num), variables)
-    return _formatted(context, translation.ngettext(singular, plural, num), variables)
+    return catalog if catalog is not None and message else translation
 
 
 def environment(**options) -> Environment:
@@ -124,6 +137,7 @@ def environment(**options) -> Environment:
             "static": static,
             "url": url,
             "select_options": select_options,
+            "kept_part": kept_part,
             "language_url": language_url,
             "htmx_script": htmx_script,
             "get_current_language": translation.get_language,

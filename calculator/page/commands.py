@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from calculator.estimation import GIB, Mode, Workload
+from calculator.estimation import GIB, Mode
 from calculator.estimation.plan import Serving, cloud_launch, mac_launch, mac_plan
 from calculator.estimation.sourcing import WeightsSource
 from calculator.page.inputs import PageInputs
 
 from .gpus import OfferRow
-from .local import Local
+from .local import Local, own_machine_workload
 from .machines import ENGINE_FORMATS
 from .setting import Setting
 
@@ -67,13 +67,7 @@ def commands_section(inputs: PageInputs, setting: Setting, cheapest: OfferRow | 
                 continue
             build = next((b for b in inputs.builds if b.key == precision), None)
             sized = build.precision if build is not None else precision
-            workload = Workload(
-                precision=sized,
-                context=state.context,
-                concurrency=state.concurrency,
-                engine="mlx",
-                engine_release=state.mlx_lm,
-            )
+            workload = own_machine_workload(state, "mlx", sized)
             if build is not None and build.file_size_bytes:
                 workload = replace(workload, weights_file_bytes=build.file_size_bytes)
             planned = mac_plan(spec, workload, ram, state.macos)

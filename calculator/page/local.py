@@ -144,15 +144,21 @@ class Rig:
 RIG_ROWS: Kept[RigRow] = Kept("rig-row", where=PROCESS, max_entries=4096)
 
 
-def _rig_row(spec: ModelSpec, file_type: str, state: CalculatorState, gpu: GpuSpec) -> RigRow:
-    """One file type on the reader's machine, kept per everything it reads."""
-    workload = Workload(
-        precision=file_type,
+def own_machine_workload(state: CalculatorState, engine: str, precision: str) -> Workload:
+    """The state's requests on a reader's own machine: ``precision`` under ``engine`` (llama.cpp, MLX-LM) at the
+    state's context and requests, with that engine's release line."""
+    return Workload(
+        precision=precision,
         context=state.context,
         concurrency=state.concurrency,
-        engine="llama.cpp",
-        engine_release=state.llamacpp,
+        engine=engine,
+        engine_release=state.release_for(engine),
     )
+
+
+def _rig_row(spec: ModelSpec, file_type: str, state: CalculatorState, gpu: GpuSpec) -> RigRow:
+    """One file type on the reader's machine, kept per everything it reads."""
+    workload = own_machine_workload(state, "llama.cpp", file_type)
     machine = (gpu.capacity_bytes, gpu.memory_bandwidth_gbps, state.ram, state.rig_gpus)
     return RIG_ROWS.get(lambda: _placed(spec, workload, *machine), spec, workload, machine)
 

@@ -111,6 +111,7 @@ def model_page_view(request: HttpRequest, model: Model) -> ModelPageView:
     # a model without published builds of a known size has no builds section: no placeholder for it either
     sized = any(b.file_size_bytes for b in sources.builds)
     deferred = frozenset(name for name in DEFERRED if name not in shown and (name != "builds" or sized))
+    joined = f"{query}&" if query else ""
     return ModelPageView(
         model,
         facts,
@@ -127,8 +128,8 @@ def model_page_view(request: HttpRequest, model: Model) -> ModelPageView:
         remembered_rig=remembered_rig(request) is not None,
         popular_hardware=tuple(popular_hardware(sources.gpus)),
         deferred=deferred,
-        deferred_urls={name: _deferred_urls(base_url, f"{query}&" if query else "", name) for name in deferred},
-        state_joined=f"{query}&" if query else "",
+        deferred_urls={name: _deferred_urls(base_url, joined, name) for name in deferred},
+        state_joined=joined,
     )
 
 
@@ -162,10 +163,7 @@ STATE_SLOT = "__gpufit_state__"
 
 def kept_context(view: ModelPageView, *, oob: bool = False) -> dict[str, Any]:
     """The context kept sections render in: the deferred blocks' URLs hold STATE_SLOT for the state's query."""
-    slotted = {
-        name: urls if name in IN_DISCLOSURE else _deferred_urls(view.base_url, STATE_SLOT, name)
-        for name, urls in view.deferred_urls.items()
-    }
+    slotted = {name: _deferred_urls(view.base_url, STATE_SLOT, name) for name in view.deferred_urls}
     return {**view.template_context(), "deferred_urls": slotted, "oob": oob}
 
 

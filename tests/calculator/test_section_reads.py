@@ -159,3 +159,17 @@ def test_the_fragment_marks_its_kept_headline_for_an_out_of_band_swap_and_the_pa
             assert ("calculator/_engine_release.html" in kept) is fragment
             if fragment:
                 assert 'hx-swap-oob="true"' in str(kept["calculator/_engine_release.html"])
+
+
+def test_a_part_the_view_did_not_keep_is_rendered_in_place_the_same(site):
+    """``kept_part`` (config/jinja2.py) takes the kept HTML, or renders the template in the page's context: the
+    results fragment comes out the same either way."""
+    with translation.override("en"):
+        request, view = _view(MODELS[0], {"context": "16384", "ratio": "7"})
+        context = {**view.template_context(), "oob": True}
+        kept = render_to_string(
+            "calculator/_results.html", {**context, "section_html": kept_sections(request, view, fragment=True)}
+        )
+        rendered = render_to_string("calculator/_results.html", {**context, "section_html": {}})
+        assert STATE_SLOT not in kept
+        assert kept == rendered
