@@ -6,7 +6,7 @@ from django.conf import settings
 from django.http import HttpRequest
 from django.utils.translation import trans_real
 
-from config.jinja2 import MESSAGE_CATALOG
+from config.jinja2 import MESSAGE_CATALOG, messages_of
 from pricing.selectors import prices_captured_at
 
 logger = logging.getLogger(__name__)
@@ -29,5 +29,5 @@ def site(request: HttpRequest) -> dict:
         "languages": settings.LANGUAGES,
         "prices_captured_at": _prices_captured_at,
         # the message catalog of the language this rendering is in, read once (config/jinja2.py, gettext)
-        MESSAGE_CATALOG: trans_real.catalog(),
+        MESSAGE_CATALOG: messages_of(trans_real.catalog()),
     }

@@ -296,10 +296,16 @@ class PageCacheMiddleware:
             return self.get_response(request)  # a HEAD answer has no body to store
         lock = f"{key}:lock"
         if _unless_cache_down(True, cache.add, lock, 1, LOCK_SECONDS):
+            unlocked = False
             try:
-                return self._render(request, key, generations)
+                response, page = self._rendered(request, generations)
+                if page is not None:
+                    _unless_cache_down(None, _store_and_unlock, key, page, lock)  # one round trip for both
+                    unlocked = True
+                return _answered(request, response, page)
             finally:
-                _unless_cache_down(None, cache.delete, lock)
+                if not unlocked:
+                    _unless_cache_down(None, cache.delete, lock)
         deadline = self.clock() + WAIT_SECONDS
         while self.clock() < deadline:
             self.pause(POLL_SECONDS)
@@ -313,15 +319,35 @@ class PageCacheMiddleware:
                     break
             if page is not None and page.generations == generations:
                 return _served(request, page, key)
-        return self._render(request, key, generations)
+        response, page = self._rendered(request, generations)
+        if page is not None:
+            _unless_cache_down(None, cache.set, key, page, settings.PAGE_CACHE_SECONDS)
+        return _answered(request, response, page)
 
-    def _render(self, request: HttpRequest, key: str, generations: tuple[str, ...]) -> HttpResponseBase:
+    def _rendered(
+        self, request: HttpRequest, generations: tuple[str, ...]
+    ) -> tuple[HttpResponseBase, CachedPage | None]:
+        """The view's response and the page to store from it (None: not storable)."""
         # ``generations`` were read before the view ran: a refresh during the render leaves this page outdated.
         response = self.get_response(request)
-        page = _storable(request, response, generations)
-        if page is None or not isinstance(response, HttpResponse):
-            return response
-        _unless_cache_down(None, cache.set, key, page, settings.PAGE_CACHE_SECONDS)
-        response["X-Cache"] = "MISS"
-        not_modified = _not_modified(request, page, response)
-        return response if not_modified is None else not_modified
+        return response, _storable(request, response, generations)
+
+
+def _store_and_unlock(key: str, page: CachedPage, lock: str) -> None:
+    """The page stored and its render lock freed, in one round trip where the cache can (Redis: web.cache)."""
+    both = getattr(cache, "set_and_delete", None)
+    if both is not None:
+        both(key, page, settings.PAGE_CACHE_SECONDS, lock)
+    else:
+        cache.set(key, page, settings.PAGE_CACHE_SECONDS)
+        cache.delete(lock)
+
+
+def _answered(request: HttpRequest, response: HttpResponseBase, page: CachedPage | None) -> HttpResponseBase:
+    """What a freshly rendered page answers: the response, marked a miss when stored (or a 304 to a reader whose
+    copy is current)."""
+    if page is None or not isinstance(response, HttpResponse):  # only an HttpResponse is storable
+        return response
+    response["X-Cache"] = "MISS"
+    not_modified = _not_modified(request, page, response)
+    return response if not_modified is None else not_modified

@@ -98,7 +98,20 @@ class Kept(Generic[T]):
         """The kept value for ``inputs``, computed with ``compute()`` the first time its key is asked for."""
         if _checking_language.get() and not self.per_language:
             return self._checked(compute)
-        parts = self.key(inputs)
+        return self._found(self.key(inputs), compute)
+
+    def reader(self) -> Callable[..., T]:
+        """``get`` with the generations and the language read once, for many values read together (a page's
+        sections): ``read = KEPT.reader(); read(compute, *inputs)``. Use it within one request."""
+        if _checking_language.get() and not self.per_language:
+            return self.get
+        common = self.key(())
+        if common is None:
+            return lambda compute, *inputs: compute()
+        name, tokens, language, _ = common
+        return lambda compute, *inputs: self._found((name, tokens, language, inputs), compute)
+
+    def _found(self, parts: tuple[Hashable, ...] | None, compute: Callable[[], T]) -> T:
         if parts is None:
             return compute()
         if self.where == PROCESS:

@@ -265,29 +265,58 @@ def offload_verdict(
     experts_allowed: bool = True,
 ) -> OffloadVerdict:
     """The best split for a reader's ``gpus`` GPUs of ``gpu_capacity_bytes`` each and ``ram_bytes`` of RAM, with
-    its speed."""
-    split, fits = best_split(
+    its speed: the first verdict of ``verdict_ladder`` whose RAM share fits the RAM budget, or its last (nothing
+    fits)."""
+    ladder = verdict_ladder(
         spec,
         workload,
         gpu_capacity_bytes=gpu_capacity_bytes,
-        ram_bytes=ram_bytes,
+        gpu_bandwidth_gbps=gpu_bandwidth_gbps,
         gpus=gpus,
+        ram_bandwidth_gbps=ram_bandwidth_gbps,
         mmproj=mmproj,
         draft_bytes=draft_bytes,
         experts_allowed=experts_allowed,
     )
-    # a machine that differs only in its RAM settles on one of a few splits: their speeds are remembered per spec
-    found = per_spec(
-        "offload-speed",
-        spec,
-        (workload, split, gpu_bandwidth_gbps, ram_bandwidth_gbps),
-        lambda: offload_speed(
-            spec, workload, split, gpu_bandwidth_gbps=gpu_bandwidth_gbps, ram_bandwidth_gbps=ram_bandwidth_gbps
-        ),
-    )
-    if not fits:
-        found = OffloadSpeed(None, None, None, "unknown", 0, 0, found.inputs)
-    return OffloadVerdict(split, fits, gpu_budget_bytes(gpu_capacity_bytes), ram_budget_bytes(ram_bytes), found)
+    ram_budget = ram_budget_bytes(ram_bytes)
+    found = next((v for v in ladder[:-1] if v.ram_budget_bytes <= ram_budget), ladder[-1])
+    return OffloadVerdict(found.split, found.fits, found.gpu_budget_bytes, ram_budget, found.speed)
+
+
+def verdict_ladder(
+    spec: ModelSpec,
+    workload: Workload,
+    *,
+    gpu_capacity_bytes: int,
+    gpu_bandwidth_gbps: float | None,
+    gpus: int = 1,
+    ram_bandwidth_gbps: float | None = None,
+    mmproj: bool = False,
+    draft_bytes: int = 0,
+    experts_allowed: bool = True,
+) -> tuple[OffloadVerdict, ...]:
+    """``offload_verdict`` for every RAM size at once: the verdicts a growing RAM budget walks up to, best last
+    reached first — each phase's first split that fits the GPUs (``_first_fitting``), its ``ram_budget_bytes`` the
+    least RAM budget that holds it — then the verdict when none fits (-ngl 0, no speed). A RAM budget takes the
+    first verdict whose RAM share it holds, as ``best_split`` does. Remembered per spec, so machines that differ
+    only in their RAM (a reader typing a RAM size) look one up."""
+
+    def found() -> tuple[OffloadVerdict, ...]:
+        gpu_budget = gpu_budget_bytes(gpu_capacity_bytes)
+        firsts, last = _first_fitting(spec, workload, gpu_budget, gpus, mmproj, draft_bytes, experts_allowed)
+
+        def speed(split: OffloadSplit) -> OffloadSpeed:
+            return offload_speed(
+                spec, workload, split, gpu_bandwidth_gbps=gpu_bandwidth_gbps, ram_bandwidth_gbps=ram_bandwidth_gbps
+            )
+
+        fitting = [OffloadVerdict(s, True, gpu_budget, s.host_bytes, speed(s)) for s in firsts]
+        none = replace(last, placement=Placement.NONE)
+        unknown = OffloadSpeed(None, None, None, "unknown", 0, 0, speed(none).inputs)
+        return (*fitting, OffloadVerdict(none, False, gpu_budget, 0, unknown))
+
+    key = (workload, gpu_capacity_bytes, gpu_bandwidth_gbps, gpus, ram_bandwidth_gbps, mmproj, draft_bytes)
+    return per_spec("offload-verdict-ladder", spec, (*key, experts_allowed), found)
 
 
 def best_quant_verdict(

@@ -22,6 +22,7 @@ from urllib.parse import quote
 from django.urls import reverse
 
 from calculator.page import sources as page_data
+from calculator.page.machines import Hardware, popular_hardware
 from calculator.page.sources import PageSources
 from models_catalog import selectors
 from models_catalog.models import Model
@@ -41,6 +42,8 @@ class PageBasis:
     unsizable: str
     similar: tuple[SimilarModel, ...]
     compare_url: str  # this model beside the most similar ones on the compare page; "" when none is similar
+    base_url: str = ""  # the model's page in the active language
+    popular_hardware: tuple[Hardware, ...] = ()  # the machines with a "runs on" page of their own, for the links
 
 
 BASES: Kept[PageBasis] = Kept(
@@ -90,8 +93,9 @@ def _compute(model: Model, today: date) -> PageBasis:
     facts = selectors.model_facts(model)
     similar = tuple(selectors.similar_models(model))
     compare = _compare_url(model, similar)
+    base_url = model.get_absolute_url()
     try:
         sources = page_data.page_sources(model, facts, today)
     except SpecUnavailable as exc:
-        return PageBasis(facts, None, str(exc), similar, compare)
-    return PageBasis(facts, sources, "", similar, compare)
+        return PageBasis(facts, None, str(exc), similar, compare, base_url)
+    return PageBasis(facts, sources, "", similar, compare, base_url, tuple(popular_hardware(sources.gpus)))

@@ -264,20 +264,21 @@ SECTIONS: tuple[Section, ...] = (
 
 @dataclass(frozen=True, slots=True)
 class PagePart:
-    """A part of the page outside the results' sections, kept like them: its template, the inputs it reads, and
-    where it goes: the whole page, the HTMX fragment (swapped out of band beside the results), or both."""
+    """A part of the page kept like the results' sections: its template, the inputs it reads, and where it goes:
+    the whole page, the HTMX fragment (inside the results, or swapped out of band beside them), or both."""
 
     template: str
     reads: frozenset[str]
     on_page: bool = True
     in_fragment: bool = False
+    out_of_band: bool = False  # in the fragment: swapped out of band (its own element, marked for it)
 
 
 # The engine's release lines: what the version select and the answer's engine name read
 RELEASE_INPUTS = frozenset({"engine", "release", "sglang", "llamacpp", "mlx_lm"})
 PAGE_PARTS: tuple[PagePart, ...] = (
     # the state's headline cards above the results
-    PagePart("calculator/_summary.html", WORKLOAD_INPUTS | {"macos"}, in_fragment=True),
+    PagePart("calculator/_summary.html", WORKLOAD_INPUTS | {"macos"}, in_fragment=True, out_of_band=True),
     # the page's title and description: the same figures as text (the description: inference at FP16, INT8, INT4
     # and as released, so every workload input but the precision, the mode and the fine-tuning knobs)
     PagePart("calculator/_title.html", WORKLOAD_INPUTS),
@@ -287,7 +288,9 @@ PAGE_PARTS: tuple[PagePart, ...] = (
         "calculator/_form_more.html",
         RELEASE_INPUTS | {"mode", "kv", "framework", "batch", "seq", "context", "rank", "optimizer", "checkpointing"},
     ),
-    PagePart("calculator/_engine_release.html", RELEASE_INPUTS, on_page=False, in_fragment=True),
+    PagePart("calculator/_engine_release.html", RELEASE_INPUTS, on_page=False, in_fragment=True, out_of_band=True),
+    # the reader's machine's inputs above its table (the table reads the requests and context too: rendered anew)
+    PagePart("calculator/_rig_machine.html", frozenset({"rig", "rig_gpus", "ram"}), in_fragment=True),
 )
 _SECTIONS_KEPT: dict[str, frozenset[str]] = {
     f"calculator/{s.partial}": s.reads for s in SECTIONS if s.partial and s.reads is not None
@@ -297,7 +300,7 @@ _SECTIONS_KEPT: dict[str, frozenset[str]] = {
 SECTION_READS: dict[str, frozenset[str]] = _SECTIONS_KEPT | {part.template: part.reads for part in PAGE_PARTS}
 PAGE_READS: dict[str, frozenset[str]] = _SECTIONS_KEPT | {p.template: p.reads for p in PAGE_PARTS if p.on_page}
 FRAGMENT_READS: dict[str, frozenset[str]] = _SECTIONS_KEPT | {p.template: p.reads for p in PAGE_PARTS if p.in_fragment}
-OUT_OF_BAND: frozenset[str] = frozenset(part.template for part in PAGE_PARTS if part.in_fragment)
+OUT_OF_BAND: frozenset[str] = frozenset(part.template for part in PAGE_PARTS if part.out_of_band)
 # the rendered partials, in page order (the results fragment includes each)
 PARTIALS: tuple[str, ...] = tuple(f"calculator/{s.partial}" for s in SECTIONS if s.partial)
 # every section's Markdown, in page order (the Markdown twin includes each): templates/calculator/md/_<name>.md

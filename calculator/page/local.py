@@ -7,14 +7,14 @@ from dataclasses import dataclass
 
 from calculator.estimation import GIB, Mode, Workload
 from calculator.estimation.launch import LaunchConfig, launch_command
-from calculator.estimation.offload_fit import offload_verdict
+from calculator.estimation.memo import per_spec
+from calculator.estimation.offload_fit import OffloadVerdict, ram_budget_bytes, verdict_ladder
 from calculator.estimation.precision import gguf_key
 from calculator.estimation.sourcing import SourceKind, WeightsSource
 from calculator.page.inputs import Build, PageInputs, precision_label
 from calculator.state import MAC_MEMORY_GIB, MAC_PREFIX, CalculatorState
 from models_catalog.architecture import ModelSpec
 from pricing.gpus import GpuSpec
-from web.kept import PROCESS, Kept
 
 from .machines import OptionNeed, hardware_for, option_needs, verdict_on
 from .setting import MATRIX_PRECISIONS, PageEstimates
@@ -139,11 +139,6 @@ class Rig:
     source: WeightsSource | None  # where the best row's file comes from; None when nothing fits
 
 
-# One file type on one machine: pure, from immutable inputs, so kept across requests (a split search tries up to
-# two candidates per layer).
-RIG_ROWS: Kept[RigRow] = Kept("rig-row", where=PROCESS, max_entries=4096)
-
-
 def own_machine_workload(state: CalculatorState, engine: str, precision: str) -> Workload:
     """The state's requests on a reader's own machine: ``precision`` under ``engine`` (llama.cpp, MLX-LM) at the
     state's context and requests, with that engine's release line."""
@@ -157,23 +152,26 @@ def own_machine_workload(state: CalculatorState, engine: str, precision: str) ->
 
 
 def _rig_row(spec: ModelSpec, file_type: str, state: CalculatorState, gpu: GpuSpec) -> RigRow:
-    """One file type on the reader's machine, kept per everything it reads."""
+    """One file type on the reader's machine: the first row of its RAM ladder whose RAM share the RAM holds."""
     workload = own_machine_workload(state, "llama.cpp", file_type)
-    machine = (gpu.capacity_bytes, gpu.memory_bandwidth_gbps, state.ram, state.rig_gpus)
-    return RIG_ROWS.get(lambda: _placed(spec, workload, *machine), spec, workload, machine)
+    machine = (gpu.capacity_bytes, gpu.memory_bandwidth_gbps, state.rig_gpus)
+    ladder = per_spec("rig-rows", spec, (workload, *machine), lambda: _rig_ladder(spec, workload, *machine))
+    ram_budget = ram_budget_bytes(state.ram * GIB)
+    return next((row for needs, row in ladder[:-1] if needs <= ram_budget), ladder[-1][1])
 
 
-def _placed(
-    spec: ModelSpec, workload: Workload, capacity_bytes: int, bandwidth_gbps: float | None, ram_gib: int, gpus: int
-) -> RigRow:
-    verdict = offload_verdict(
-        spec,
-        workload,
-        gpu_capacity_bytes=capacity_bytes,
-        gpu_bandwidth_gbps=bandwidth_gbps,
-        ram_bytes=ram_gib * GIB,
-        gpus=gpus,
+def _rig_ladder(
+    spec: ModelSpec, workload: Workload, capacity_bytes: int, bandwidth_gbps: float | None, gpus: int
+) -> tuple[tuple[int, RigRow], ...]:
+    """The rows a growing RAM walks up to (``verdict_ladder``), each with the RAM budget it needs; the last one:
+    nothing fits. Remembered per spec: a reader typing a RAM size only picks among them."""
+    ladder = verdict_ladder(
+        spec, workload, gpu_capacity_bytes=capacity_bytes, gpu_bandwidth_gbps=bandwidth_gbps, gpus=gpus
     )
+    return tuple((verdict.ram_budget_bytes, _row(verdict)) for verdict in ladder)
+
+
+def _row(verdict: OffloadVerdict) -> RigRow:
     split = verdict.split
     return RigRow(
         file_type=split.ftype,

@@ -12,7 +12,7 @@ from django.http import HttpRequest, QueryDict
 from django.template.loader import render_to_string
 from markupsafe import Markup, escape
 
-from calculator.hardware import Hardware, popular_hardware
+from calculator.hardware import Hardware
 from calculator.page.basis import PageBasis, kept_section, page_basis
 from calculator.page.compose import (
     FRAGMENT_READS,
@@ -99,7 +99,7 @@ class ModelPageView:
 def model_page_view(request: HttpRequest, model: Model) -> ModelPageView:
     """The model's page for the state the request's query string (and remembered machine) names."""
     basis = page_basis(model, datetime.now(UTC).date())
-    facts, sources, base_url = basis.facts, basis.sources, model.get_absolute_url()
+    facts, sources, base_url = basis.facts, basis.sources, basis.base_url
     if sources is None:
         return ModelPageView(
             model, facts, base_url, basis.similar, None, unsizable=basis.unsizable, compare_url=basis.compare_url
@@ -126,7 +126,7 @@ def model_page_view(request: HttpRequest, model: Model) -> ModelPageView:
         notes=tuple(sources.spec.notes),
         context_presets=tuple(c for c in PRESET_CONTEXTS if not choices.max_context or c <= choices.max_context),
         remembered_rig=remembered_rig(request) is not None,
-        popular_hardware=tuple(popular_hardware(sources.gpus)),
+        popular_hardware=basis.popular_hardware,
         deferred=deferred,
         deferred_urls={name: _deferred_urls(base_url, joined, name) for name in deferred},
         state_joined=joined,
@@ -179,14 +179,20 @@ def kept_sections(request: HttpRequest, view: ModelPageView, *, fragment: bool =
         return lambda: render_to_string(partial, context, request)
 
     found: dict[str, Markup] = {}
-    for partial, reads in (FRAGMENT_READS if fragment else PAGE_READS).items():
-        if partial in view.deferred_partials:
+    kept_html, hub_id, skipped = SECTION_HTML.reader(), view.model.hub_id, view.deferred_partials
+    for partial, reads in SORTED_FRAGMENT_READS if fragment else SORTED_PAGE_READS:
+        if partial in skipped:
             continue
-        values = tuple((name, getattr(state, name)) for name in sorted(reads))
+        values = tuple([(name, getattr(state, name)) for name in reads])
         oob = fragment and partial in OUT_OF_BAND
-        html = SECTION_HTML.get(rendered(partial), view.model.hub_id, today, partial, values, deferred, oob)
+        html = kept_html(rendered(partial), hub_id, today, partial, values, deferred, oob)
         found[partial] = Markup(html.replace(STATE_SLOT, joined))
     return found
+
+
+# (template, the inputs it reads in a fixed order), for the keys of SECTION_HTML
+SORTED_PAGE_READS = tuple((template, tuple(sorted(reads))) for template, reads in PAGE_READS.items())
+SORTED_FRAGMENT_READS = tuple((template, tuple(sorted(reads))) for template, reads in FRAGMENT_READS.items())
 
 
 def deferred_block(request: HttpRequest) -> str | None:

@@ -14,6 +14,7 @@ from calculator.estimation.offload_fit import (
     best_split,
     candidate_splits,
     offload_speed,
+    offload_verdict,
     ram_budget_bytes,
 )
 from models_catalog.architecture import ModelSpec
@@ -178,3 +179,21 @@ def test_bisected_best_split_is_the_first_split_of_the_full_scan_that_fits(model
                     assert not fits and found.placement is Placement.NONE
                 else:
                     assert fits and found == scanned, (ftype, gpu_gb, ram_gib)
+
+
+@pytest.mark.parametrize("model", ["Qwen/Qwen3-30B-A3B", "deepseek-ai/DeepSeek-V3", "meta-llama/Llama-3.1-8B-Instruct"])
+def test_the_verdict_read_off_the_ram_ladder_is_best_split_with_its_speed(model):
+    """offload_verdict picks from a ladder remembered per machine without its RAM; every RAM must get what
+    best_split and offload_speed give for it, and nothing fitting has no speed."""
+    m = spec(model)
+    for ftype in ("Q8_0", "Q4_K_M"):
+        w = workload(ftype, context=32768)
+        for gpu_gb in (8, 24, 80):
+            for ram_gib in (0, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 512, 1024):
+                ram = ram_gib * GIB
+                verdict = offload_verdict(m, w, gpu_capacity_bytes=cap(gpu_gb), gpu_bandwidth_gbps=1000, ram_bytes=ram)
+                split, fits = best_split(m, w, gpu_capacity_bytes=cap(gpu_gb), ram_bytes=ram)
+                assert (verdict.split, verdict.fits) == (split, fits), (ftype, gpu_gb, ram_gib)
+                assert verdict.ram_budget_bytes == ram_budget_bytes(ram)
+                speed = offload_speed(m, w, split, gpu_bandwidth_gbps=1000)
+                assert verdict.speed.tokens_per_s == (speed.tokens_per_s if fits else None)

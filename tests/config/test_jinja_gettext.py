@@ -4,10 +4,12 @@ its per-call indirection), in both languages, for every form the templates use."
 from __future__ import annotations
 
 import pytest
+from django.test import override_settings
 from django.utils import translation
+from django.utils.translation import trans_real
 from jinja2 import ext
 
-from config.jinja2 import environment
+from config.jinja2 import MESSAGE_CATALOG, environment, messages_of
 
 CASES = [
     "{{ _('Memory') }}",
@@ -47,3 +49,26 @@ def test_same_text_as_jinjas_new_style_gettext(language, source):
 def test_german_is_translated():
     with translation.override("de"):
         assert environment().from_string("{{ _('Memory') }}").render() == "Speicher"
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+@pytest.mark.parametrize("source", CASES)
+def test_same_text_through_the_renderings_remembered_catalog(language, source):
+    """Pages render with the language's catalog in their context (config/context_processors.py), whose
+    translations are remembered: the first and the remembered rendering say what Jinja's own callables say."""
+    ours, theirs = environment(), _jinja_own()
+    with translation.override(language):
+        context = {MESSAGE_CATALOG: messages_of(trans_real.catalog())}
+        expected = theirs.from_string(source).render()
+        assert ours.from_string(source).render(context) == expected
+        assert ours.from_string(source).render(context) == expected
+        assert messages_of(trans_real.catalog()) is context[MESSAGE_CATALOG]
+
+
+def test_static_urls_are_remembered_until_the_static_settings_change():
+    env = environment()
+    before = env.from_string("{{ static('css/site.css') }}").render()
+    with override_settings(STATIC_URL="/elsewhere/"):
+        assert env.from_string("{{ static('css/site.css') }}").render().startswith("/elsewhere/")
+        assert "/elsewhere/" in env.from_string("{{ htmx_script() }}").render()
+    assert env.from_string("{{ static('css/site.css') }}").render() == before

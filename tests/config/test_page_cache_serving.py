@@ -179,6 +179,31 @@ def test_a_waiting_request_renders_itself_after_the_bounded_wait():
     assert now[0] >= WAIT_SECONDS and len(pauses) <= WAIT_SECONDS / min(pauses) + 1
 
 
+def test_a_render_stores_the_page_and_frees_its_lock_and_a_failed_render_frees_it_too():
+    from django.core.cache import cache
+
+    from config.page_cache import page_key
+
+    request = RequestFactory().get("/en/methodology/")
+    key = page_key(request)
+    assert key is not None
+    stored = PageCacheMiddleware(lambda r: HttpResponse("<p>stored</p>" * 10, content_type="text/html"))(request)
+    assert stored["X-Cache"] == "MISS"
+    assert cache.get(key).body == b"<p>stored</p>" * 10 and cache.get(f"{key}:lock") is None
+
+    def failing(r: HttpRequest) -> HttpResponse:
+        raise RuntimeError("the view failed")
+
+    other = RequestFactory().get("/en/methodology/?x=1")
+    other_key = page_key(other)
+    with pytest.raises(RuntimeError):
+        PageCacheMiddleware(failing)(other)
+    assert cache.get(other_key) is None and cache.get(f"{other_key}:lock") is None
+    not_storable = RequestFactory().get("/en/methodology/?x=2")
+    PageCacheMiddleware(lambda r: HttpResponse("gone", status=404))(not_storable)
+    assert cache.get(f"{page_key(not_storable)}:lock") is None
+
+
 # --- the database down -----------------------------------------------------------------------------------
 
 

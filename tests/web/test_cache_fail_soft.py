@@ -95,3 +95,17 @@ def test_one_redis_client_per_connection_pool_serves_every_call(require_redis):
         client.connection_pool.disconnect()
         assert cache.get("reused") == 1
         assert cache._cache.get_client("k") is client
+
+
+def test_set_and_delete_is_one_pipeline_that_fails_soft(require_redis):
+    settings_ = _cache_settings(6379)
+    settings_["default"]["LOCATION"] = require_redis
+    with override_settings(CACHES=settings_):
+        cache = caches["default"]
+        cache.set("lock", 1, 60)
+        cache.set_and_delete("page", {"body": b"x"}, 60, "lock")
+        assert cache.get("page") == {"body": b"x"} and cache.get("lock") is None
+        assert 0 < cache._cache.get_client("page").ttl(cache.make_key("page")) <= 60
+    with closed_port() as port, override_settings(CACHES=_cache_settings(port)):
+        caches["default"].set_and_delete("page", 1, 60, "lock")  # nothing raised, nothing stored
+        assert caches["default"].get("page") is None

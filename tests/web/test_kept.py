@@ -126,7 +126,7 @@ NOT_KEPT_VALUES = {
 PURE_MEMOS = {
     "calculator/formatting.py",  # number and date formats per value and locale
     "config/page_cache.py",  # a path's URL name per language
-    "config/jinja2.py",  # a URL name's path, and a page's path in another language
+    "config/jinja2.py",  # a URL name's path, a page's path in another language, static URLs, translations
     "calculator/og_image.py",  # Pillow's bundled font per size
     "calculator/management/options.py",  # the recorded catalog ids and GPU names the CLI accepts
     "models_catalog/specs.py",  # reference_facts.json
