@@ -12,6 +12,7 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
+from functools import partial
 from typing import Any
 
 from django.http import QueryDict
@@ -290,34 +291,39 @@ def _context(max_context: int | None) -> Parser:
     return parse
 
 
-def _parsers(choices: PageChoices) -> Mapping[str, Parser]:
-    return {
-        "precision": _one_of([c.value for c in choices.precisions]),
-        "mode": _one_of([m.value for m in Mode]),
-        "engine": _one_of(list(ENGINES)),
-        "concurrency": _int_in(1, MAX_CONCURRENCY),
-        "context": _context(choices.max_context),
-        "kv": _one_of(list(KV_DTYPES)),
-        **{name: _release_line(engine, problem) for name, (engine, problem) in RELEASE_FIELDS.items()},
-        "batch": _int_in(1, MAX_BATCH),
-        "seq": _context(choices.max_context),
-        "rank": _int_in(1, MAX_LORA_RANK),
-        "optimizer": _one_of(list(OPTIMIZERS)),
-        "framework": _one_of(list(FRAMEWORKS_KEYS)),
-        "checkpointing": _flag,
-        "gpu": _one_of([c.value for c in choices.gpus]),
-        "gpus": _int_in(1, MAX_GPUS),
-        "ratio": _float_in(0.0, 1000.0),
-        "cached": _int_in(0, 100),
-        "tps": _int_in(1, MAX_MIN_TOKENS_PER_S),
-        "rig": _one_of([c.value for c in choices.gpu_choices]),
-        "rig_gpus": _int_in(1, 8),
-        "ram": _int_in(0, 4096),
-        "macos": _one_of(MACOS_VERSIONS),
-    }
+def _release_line_for(engine: str, problem: Any, choices: PageChoices) -> Parser:
+    return _release_line(engine, problem)
+
+
+# Each field's parser for a model's page choices; parse_state makes only those its query string names.
+PARSERS: Mapping[str, Callable[[PageChoices], Parser]] = {
+    "precision": lambda choices: _one_of([c.value for c in choices.precisions]),
+    "mode": lambda choices: _one_of([m.value for m in Mode]),
+    "engine": lambda choices: _one_of(list(ENGINES)),
+    "concurrency": lambda choices: _int_in(1, MAX_CONCURRENCY),
+    "context": lambda choices: _context(choices.max_context),
+    "kv": lambda choices: _one_of(list(KV_DTYPES)),
+    **{name: partial(_release_line_for, engine, problem) for name, (engine, problem) in RELEASE_FIELDS.items()},
+    "batch": lambda choices: _int_in(1, MAX_BATCH),
+    "seq": lambda choices: _context(choices.max_context),
+    "rank": lambda choices: _int_in(1, MAX_LORA_RANK),
+    "optimizer": lambda choices: _one_of(list(OPTIMIZERS)),
+    "framework": lambda choices: _one_of(list(FRAMEWORKS_KEYS)),
+    "checkpointing": lambda choices: _flag,
+    "gpu": lambda choices: _one_of([c.value for c in choices.gpus]),
+    "gpus": lambda choices: _int_in(1, MAX_GPUS),
+    "ratio": lambda choices: _float_in(0.0, 1000.0),
+    "cached": lambda choices: _int_in(0, 100),
+    "tps": lambda choices: _int_in(1, MAX_MIN_TOKENS_PER_S),
+    "rig": lambda choices: _one_of([c.value for c in choices.gpu_choices]),
+    "rig_gpus": lambda choices: _int_in(1, 8),
+    "ram": lambda choices: _int_in(0, 4096),
+    "macos": lambda choices: _one_of(MACOS_VERSIONS),
+}
 
 
 FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in fields(CalculatorState))
+assert set(PARSERS) == set(FIELD_NAMES), "every state field needs its parser"
 
 
 def parse_state(query: QueryDict, choices: PageChoices) -> ParsedState:
@@ -325,7 +331,6 @@ def parse_state(query: QueryDict, choices: PageChoices) -> ParsedState:
     defaults = CalculatorState().with_defaults_of(choices)
     values: dict[str, Any] = {}
     ignored: list[Ignored] = []
-    parsers = _parsers(choices)
     for name in FIELD_NAMES:
         given = query.getlist(name)
         if not given:
@@ -338,7 +343,7 @@ def parse_state(query: QueryDict, choices: PageChoices) -> ParsedState:
         if len(raw) > MAX_VALUE_CHARS:
             ignored.append(Ignored(name, _short(raw), _("too long")))
             continue
-        value, problem = parsers[name](raw)
+        value, problem = PARSERS[name](choices)(raw)
         if value is not None:
             values[name] = value
         if problem is not None:

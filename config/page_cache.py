@@ -261,7 +261,9 @@ class PageCacheMiddleware:
     """Answers a cached page before sessions, CSRF and the view run; stores what the view renders.
 
     When a page is missing, one request renders it while the others asking for the same key wait for it (a short
-    lock taken with ``cache.add``), and render themselves only if it does not arrive within ``WAIT_SECONDS``.
+    lock, taken on Redis by the same round trip that found the page missing, elsewhere with ``cache.add``), and
+    render themselves only if it does not arrive within ``WAIT_SECONDS``. A miss costs two round trips on Redis:
+    the read that takes the lock, and the store that frees it.
     ``pause`` and ``clock`` are the waiting seams (tests pass their own).
     """
 
@@ -280,7 +282,12 @@ class PageCacheMiddleware:
         key = page_key(request)
         if key is None:
             return self.get_response(request)
-        found: dict[str, Any] | None = _unless_cache_down(None, cache.get_many, [key, *(g.key for g in GENERATIONS)])
+        keys, lock = [key, *(g.key for g in GENERATIONS)], f"{key}:lock"
+        read_or_lock = getattr(cache, "get_many_or_add", None) if request.method == "GET" else None
+        if read_or_lock is not None:  # Redis: the page read and, where it is missing, its render lock taken at once
+            found, locked = _unless_cache_down((None, False), read_or_lock, keys, lock, 1, LOCK_SECONDS)
+        else:
+            found, locked = _unless_cache_down(None, cache.get_many, keys), False
         if found is None:
             return self.get_response(request)  # the cache is down: render, store nothing
         generations = tuple(str(found[g.key]) if g.key in found else g.current() for g in GENERATIONS)
@@ -289,13 +296,14 @@ class PageCacheMiddleware:
             return _served(request, page, key)
         # what the view keeps (web.kept) is keyed by the tokens read here: one round trip, one state of the data
         with request_tokens({g.key: token for g, token in zip(GENERATIONS, generations, strict=True)}):
-            return self._missing(request, key, generations)
+            return self._missing(request, key, generations, locked)
 
-    def _missing(self, request: HttpRequest, key: str, generations: tuple[str, ...]) -> HttpResponseBase:
+    def _missing(self, request: HttpRequest, key: str, generations: tuple[str, ...], locked: bool) -> HttpResponseBase:
+        """``locked``: this request holds the page's render lock already (taken with the read)."""
         if request.method == "HEAD":
             return self.get_response(request)  # a HEAD answer has no body to store
         lock = f"{key}:lock"
-        if _unless_cache_down(True, cache.add, lock, 1, LOCK_SECONDS):
+        if locked or _unless_cache_down(True, cache.add, lock, 1, LOCK_SECONDS):
             unlocked = False
             try:
                 response, page = self._rendered(request, generations)

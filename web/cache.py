@@ -48,11 +48,22 @@ class ReusedClientRedisCacheClient(RedisCacheClient):
         return client
 
 
+# KEYS: the keys to read, then the key to add; ARGV: its value and seconds. The values read, and 1 when the first
+# key was missing and the added key was not there yet (so it is set now), else 0.
+_READ_OR_ADD = """
+local values = redis.call('MGET', unpack(KEYS, 1, #KEYS - 1))
+local added = 0
+if not values[1] and redis.call('SET', KEYS[#KEYS], ARGV[1], 'NX', 'EX', ARGV[2]) then added = 1 end
+return {values, added}
+"""
+
+
 class FailSoftRedisCache(RedisCache):
     def __init__(self, server: str, params: dict[str, Any]) -> None:
         super().__init__(server, params)
         self._class = ReusedClientRedisCacheClient
         self._location = server if isinstance(server, str) else repr(server)
+        self._scripts: dict[object, Any] = {}
 
     def _attempt(self, call: Callable[[], T], fallback: T) -> T:
         down_until = DOWN_UNTIL.get(self._location, 0.0)
@@ -97,6 +108,25 @@ class FailSoftRedisCache(RedisCache):
 
     def delete(self, key: Any, version: int | None = None) -> bool:
         return self._attempt(lambda: super(FailSoftRedisCache, self).delete(key, version), False)
+
+    def get_many_or_add(self, keys: list[Any], add_key: Any, value: int, timeout: int) -> tuple[dict[Any, Any], bool]:
+        """``get_many(keys)`` and, when the first of them is missing, ``add(add_key, value, timeout)``, in one round
+        trip (a Lua script, atomic in Redis): the page cache reads a page and takes its render lock where the page
+        is missing. ``value``: an integer (stored as Django stores one: its digits). Whether it was added."""
+
+        def both() -> tuple[dict[Any, Any], bool]:
+            redis = self._cache  # type: ignore[attr-defined]  # Django's, not in its stubs
+            redis_keys = [self.make_and_validate_key(key) for key in [*keys, add_key]]
+            client = redis.get_client(redis_keys[-1], write=True)
+            script = self._scripts.get(client)
+            if script is None:
+                script = self._scripts[client] = client.register_script(_READ_OR_ADD)
+            values, added = script(keys=redis_keys, args=[int(value), self.get_backend_timeout(timeout)])
+            found = {key: redis._serializer.loads(v) for key, v in zip(keys, values, strict=True) if v is not None}
+            return found, bool(added)
+
+        self._recovered()
+        return self._attempt(both, ({}, False))
 
     def set_and_delete(self, key: Any, value: Any, timeout: Any, delete_key: Any) -> None:
         """``set(key, value, timeout)`` then ``delete(delete_key)`` in one round trip (a pipeline, not a transaction):

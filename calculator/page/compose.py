@@ -283,6 +283,8 @@ PAGE_PARTS: tuple[PagePart, ...] = (
     # and as released, so every workload input but the precision, the mode and the fine-tuning knobs)
     PagePart("calculator/_title.html", WORKLOAD_INPUTS),
     PagePart("calculator/_description.html", RELEASE_INPUTS | {"context", "concurrency", "kv"}),
+    # the form's first fields: the precision it computes (a fine-tuning mode may change it), the mode, the context
+    PagePart("calculator/_form_fields.html", frozenset({"precision", "mode", "context"})),
     # the form's rarer settings (the release select among them); the fragment swaps in the select alone
     PagePart(
         "calculator/_form_more.html",

@@ -109,3 +109,22 @@ def test_set_and_delete_is_one_pipeline_that_fails_soft(require_redis):
     with closed_port() as port, override_settings(CACHES=_cache_settings(port)):
         caches["default"].set_and_delete("page", 1, 60, "lock")  # nothing raised, nothing stored
         assert caches["default"].get("page") is None
+
+
+def test_get_many_or_add_reads_and_adds_only_where_the_first_key_is_missing(require_redis):
+    settings_ = _cache_settings(6379)
+    settings_["default"]["LOCATION"] = require_redis
+    with override_settings(CACHES=settings_):
+        cache = caches["default"]
+        cache.delete_many(["page", "generation", "lock"])
+        cache.set("generation", "g1", 60)
+        assert cache.get_many_or_add(["page", "generation"], "lock", 1, 10) == ({"generation": "g1"}, True)
+        assert cache.get("lock") == 1 and 0 < cache._cache.get_client("lock").ttl(cache.make_key("lock")) <= 10
+        # the lock is held: a second reader finds the page missing but does not get the lock
+        assert cache.get_many_or_add(["page", "generation"], "lock", 1, 10) == ({"generation": "g1"}, False)
+        cache.delete("lock")
+        cache.set("page", {"body": b"x"}, 60)
+        found = cache.get_many_or_add(["page", "generation"], "lock", 1, 10)
+        assert found == ({"page": {"body": b"x"}, "generation": "g1"}, False) and cache.get("lock") is None
+    with closed_port() as port, override_settings(CACHES=_cache_settings(port)):
+        assert caches["default"].get_many_or_add(["page"], "lock", 1, 10) == ({}, False)
