@@ -23,8 +23,9 @@ ceiling again, with each one's throughput as a share of its empty-table run. Sto
 database and empties its Redis database at the end, also on Ctrl-C or failure.
 
 Targets on a 2-core machine: cached model page >= 50 % of the ceiling with p99 < 30 ms; new-state model page
->= 15 % of the ceiling; HTMX fragment p50 < 15 ms; no errors at 64 connections for 60 s; at 1M offer rows every page
->= 50 % of its empty-table throughput.
+>= 15 % of the ceiling, and so the HTMX fragment (its p50 one at a time is bench_model_page.py's: at 64
+connections a p50 measures the queue, about connections / throughput); no errors at 64 connections for 60 s; at
+1M offer rows every page >= 50 % of its empty-table throughput.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ def targets(page_cache: bool) -> tuple[Target, ...]:
             MODEL_PATH,
             fragment=True,
             new_state_each_request=True,
-            goal="p50 < 15 ms",
+            goal=">= 15 % ceiling",
         ),
         Target("api_estimate", "API estimate (rate limit counted)", "/api/v1/estimate?model=zai-org/GLM-5.3-Flash"),
         Target("gpu_page", f"GPU page, one URL ({'page cache' if page_cache else 'uncached'})", "/en/gpus/h200-sxm/"),
@@ -167,10 +168,8 @@ def judge(row: Row, ceiling: Measured) -> None:
     met = measured.error_count == 0
     if key == "model_page_cached":
         met = met and (row.ratio_to_ceiling or 0) >= 0.5 and measured.p99_ms is not None and measured.p99_ms < 30
-    elif key == "model_page_uncached":
+    elif key in ("model_page_uncached", "htmx_fragment"):
         met = met and (row.ratio_to_ceiling or 0) >= 0.15
-    elif key == "htmx_fragment":
-        met = met and measured.p50_ms is not None and measured.p50_ms < 15
     row.met = met
     notes(row)
 
