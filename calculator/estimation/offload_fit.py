@@ -295,11 +295,11 @@ def verdict_ladder(
     draft_bytes: int = 0,
     experts_allowed: bool = True,
 ) -> tuple[OffloadVerdict, ...]:
-    """``offload_verdict`` for every RAM size at once: the verdicts a growing RAM budget walks up to, best last
-    reached first — each phase's first split that fits the GPUs (``_first_fitting``), its ``ram_budget_bytes`` the
-    least RAM budget that holds it — then the verdict when none fits (-ngl 0, no speed). A RAM budget takes the
-    first verdict whose RAM share it holds, as ``best_split`` does. Remembered per spec, so machines that differ
-    only in their RAM (a reader typing a RAM size) look one up."""
+    """``offload_verdict`` for every RAM size at once: the verdicts in the order ``best_split`` tries them — each
+    phase's first split that fits the GPUs (``_first_fitting``), its ``ram_budget_bytes`` the least RAM budget that
+    holds it — then the verdict when none fits (-ngl 0, no speed). A RAM budget takes the first verdict whose RAM
+    share it holds. Remembered per spec, so machines that differ only in their RAM (a reader typing a RAM size)
+    look one up."""
 
     def found() -> tuple[OffloadVerdict, ...]:
         gpu_budget = gpu_budget_bytes(gpu_capacity_bytes)

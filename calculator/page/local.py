@@ -163,8 +163,8 @@ def _rig_row(spec: ModelSpec, file_type: str, state: CalculatorState, gpu: GpuSp
 def _rig_ladder(
     spec: ModelSpec, workload: Workload, capacity_bytes: int, bandwidth_gbps: float | None, gpus: int
 ) -> tuple[tuple[int, RigRow], ...]:
-    """The rows a growing RAM walks up to (``verdict_ladder``), each with the RAM budget it needs; the last one:
-    nothing fits. Remembered per spec: a reader typing a RAM size only picks among them."""
+    """The rows of ``verdict_ladder`` in its order, each with the RAM budget it needs; the last one: nothing fits.
+    Remembered per spec: a reader typing a RAM size only picks among them."""
     ladder = verdict_ladder(
         spec, workload, gpu_capacity_bytes=capacity_bytes, gpu_bandwidth_gbps=bandwidth_gbps, gpus=gpus
     )
