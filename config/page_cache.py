@@ -298,13 +298,14 @@ class PageCacheMiddleware:
             return _served(request, page, key)
         # what the view keeps (web.kept) is keyed by the tokens read here: one round trip, one state of the data
         with request_tokens({g.key: token for g, token in zip(GENERATIONS, generations, strict=True)}):
-            return self._missing(request, key, generations, locked)
+            return self._missing(request, key, lock, generations, locked)
 
-    def _missing(self, request: HttpRequest, key: str, generations: tuple[str, ...], locked: bool) -> HttpResponseBase:
-        """``locked``: this request holds the page's render lock already (taken with the read)."""
+    def _missing(
+        self, request: HttpRequest, key: str, lock: str, generations: tuple[str, ...], locked: bool
+    ) -> HttpResponseBase:
+        """``locked``: this request holds the page's render ``lock`` already (taken with the read)."""
         if request.method == "HEAD":
             return self.get_response(request)  # a HEAD answer has no body to store
-        lock = f"{key}:lock"
         if locked or _unless_cache_down(True, cache.add, lock, 1, LOCK_SECONDS):
             unlocked = False
             try:

@@ -7,8 +7,7 @@ from dataclasses import dataclass
 
 from calculator.estimation import GIB, Mode, Workload
 from calculator.estimation.launch import LaunchConfig, launch_command
-from calculator.estimation.memo import per_spec
-from calculator.estimation.offload_fit import OffloadVerdict, ram_budget_bytes, verdict_ladder
+from calculator.estimation.offload_fit import OffloadVerdict, offload_verdict
 from calculator.estimation.precision import gguf_key
 from calculator.estimation.sourcing import SourceKind, WeightsSource
 from calculator.page.inputs import Build, PageInputs, precision_label
@@ -152,23 +151,17 @@ def own_machine_workload(state: CalculatorState, engine: str, precision: str) ->
 
 
 def _rig_row(spec: ModelSpec, file_type: str, state: CalculatorState, gpu: GpuSpec) -> RigRow:
-    """One file type on the reader's machine: the first row of its RAM ladder whose RAM share the RAM holds."""
-    workload = own_machine_workload(state, "llama.cpp", file_type)
-    machine = (gpu.capacity_bytes, gpu.memory_bandwidth_gbps, state.rig_gpus)
-    ladder = per_spec("rig-rows", spec, (workload, *machine), lambda: _rig_ladder(spec, workload, *machine))
-    ram_budget = ram_budget_bytes(state.ram * GIB)
-    return next((row for needs, row in ladder[:-1] if needs <= ram_budget), ladder[-1][1])
-
-
-def _rig_ladder(
-    spec: ModelSpec, workload: Workload, capacity_bytes: int, bandwidth_gbps: float | None, gpus: int
-) -> tuple[tuple[int, RigRow], ...]:
-    """The rows of ``verdict_ladder`` in its order, each with the RAM budget it needs; the last one: nothing fits.
-    Remembered per spec: a reader typing a RAM size only picks among them."""
-    ladder = verdict_ladder(
-        spec, workload, gpu_capacity_bytes=capacity_bytes, gpu_bandwidth_gbps=bandwidth_gbps, gpus=gpus
+    """One file type on the reader's machine (the core remembers its splits per machine without its RAM, so a RAM
+    change only picks among them: ``verdict_ladder``)."""
+    verdict = offload_verdict(
+        spec,
+        own_machine_workload(state, "llama.cpp", file_type),
+        gpu_capacity_bytes=gpu.capacity_bytes,
+        gpu_bandwidth_gbps=gpu.memory_bandwidth_gbps,
+        ram_bytes=state.ram * GIB,
+        gpus=state.rig_gpus,
     )
-    return tuple((verdict.ram_budget_bytes, _row(verdict)) for verdict in ladder)
+    return _row(verdict)
 
 
 def _row(verdict: OffloadVerdict) -> RigRow:
