@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from calculator.estimation.ranking import rank  # noqa: E402
+from calculator.estimation.plan.ranking import rank  # noqa: E402
 from pricing.gpus import load_gpus  # noqa: E402
 from pricing.offers import OfferRecord, PricingKind  # noqa: E402
 from pricing.providers import runpod, vastai  # noqa: E402

@@ -20,8 +20,8 @@ from calculator.estimation import (
     rank,
     reference_gpus_needed,
 )
-from calculator.estimation.builds import released_precision
-from calculator.estimation.plan import gpu_plan, mac_plan_for_need
+from calculator.estimation.engines.builds import released_precision
+from calculator.estimation.plan.deployment import gpu_plan, mac_plan_for_need
 from calculator.page import Build, UnifiedMemory
 from calculator.page.machines import (
     Hardware,

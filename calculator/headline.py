@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from calculator.estimation import RankedOffer, Workload, estimate, rank
-from calculator.estimation.builds import released_precision
+from calculator.estimation.engines.builds import released_precision
 from calculator.page.sources import model_spec, page_offers
 from models_catalog.list_figures import ListFigures
 from models_catalog.models import Model

@@ -9,7 +9,7 @@ from datetime import date
 
 from django.db.models import F
 
-from calculator.estimation.fit import DEFAULT_MACOS
+from calculator.estimation.memory.fit import DEFAULT_MACOS
 from calculator.headline import Headline, model_headline
 from calculator.page.machines import hardware_for, verdict_on
 from calculator.page.sources import model_spec, page_builds

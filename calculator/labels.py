@@ -15,8 +15,8 @@ from django.utils.translation import get_language, gettext, ngettext, to_locale
 from django.utils.translation import gettext_lazy as _
 
 from calculator.estimation import ENGINES, PRECISIONS
-from calculator.estimation.serving import Sustained
-from calculator.estimation.sourcing import WeightsSource
+from calculator.estimation.engines.sourcing import WeightsSource
+from calculator.estimation.speed.serving import Sustained
 from calculator.formatting import format_day, format_number
 from models_catalog.architecture import NoteKey, SpecNote
 from models_catalog.architecture.notes import NoteValue
@@ -35,7 +35,7 @@ OPTIMIZER_LABELS = {
     "sgd": _("SGD without momentum"),
 }
 
-# The fine-tuning frameworks of calculator/estimation/frameworks.py, as the page's select names them.
+# The fine-tuning frameworks of calculator/estimation/memory/frameworks.py, as the page's select names them.
 FRAMEWORK_LABELS = {
     "transformers": _("Hugging Face Transformers + PEFT"),
     "trl": _("Hugging Face TRL (SFTTrainer)"),
@@ -212,7 +212,7 @@ def engine_name(key: str) -> str:
     return found.name if found else key
 
 
-# Where a launch command's weights come from (calculator/estimation/sourcing.py), or why there is no command.
+# Where a launch command's weights come from (calculator/estimation/engines/sourcing.py), or why there is no command.
 SOURCE_TEXTS = {
     "released": _("The weights are the model’s own repository, %(repo)s, as released (%(precision)s)."),
     "published": _("The weights are the published build %(repo)s (%(label)s)."),
@@ -537,7 +537,7 @@ def stale_text(stale: StaleOffers) -> str:
     return text % values
 
 
-# What stops the sustained batch (calculator/estimation/serving.py) from growing.
+# What stops the sustained batch (calculator/estimation/speed/serving.py) from growing.
 SUSTAINED_LIMITS = {
     "memory": _("A larger batch would not fit its KV cache."),
     "latency": _("A larger batch would slow each request below %(floor)s tokens per second."),

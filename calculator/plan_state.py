@@ -12,7 +12,7 @@ from typing import Any
 from django.http import QueryDict
 from django.utils.translation import gettext as _
 
-from calculator.estimation.planner import PERCENTILES, Demand, OwnedCosts
+from calculator.estimation.plan.planner import PERCENTILES, Demand, OwnedCosts
 from calculator.formatting import format_number
 from pricing.owned import owned_data
 

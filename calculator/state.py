@@ -20,15 +20,15 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from calculator.estimation import ENGINES, FRAMEWORKS_KEYS, KV_DTYPES, OPTIMIZERS, Mode
-from calculator.estimation.engine_releases import (
+from calculator.estimation.engines.releases import (
     CURRENT_LLAMA_CPP,
     CURRENT_MLX,
     CURRENT_SGLANG,
     CURRENT_VLLM,
     ENGINE_RELEASE_LINES,
 )
-from calculator.estimation.fit import DEFAULT_MACOS, MACOS_VERSIONS
-from calculator.estimation.serving import DEFAULT_MIN_TOKENS_PER_S
+from calculator.estimation.memory.fit import DEFAULT_MACOS, MACOS_VERSIONS
+from calculator.estimation.speed.serving import DEFAULT_MIN_TOKENS_PER_S
 
 MAX_VALUE_CHARS = 64  # longer values are ignored unread (they are never echoed back in full)
 MAX_CONTEXT_TOKENS = 1 << 24  # 16M: beyond any released model

@@ -18,7 +18,7 @@ from markupsafe import Markup, escape
 
 from calculator import labels
 from calculator.estimation import ENGINES, KV_DTYPES
-from calculator.estimation.engine_releases import ENGINE_RELEASE_LINES, release_label
+from calculator.estimation.engines.releases import ENGINE_RELEASE_LINES, release_label
 from calculator.formatting import format_day, format_gb, format_money, format_number
 from calculator.state import Choice, release_field, tokens_label
 from calculator.term_text import term_formula, term_label

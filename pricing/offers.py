@@ -1,7 +1,7 @@
 """Plain offer records: what one provider charges for one GPU type in one instance shape.
 
 Pure (no Django import). Selectors in ``pricing/selectors.py`` build these from the database; provider parsers
-in ``pricing/providers/`` build them from API payloads; the ranking in ``calculator/estimation/ranking.py``
+in ``pricing/providers/`` build them from API payloads; the ranking in ``calculator/estimation/plan/ranking.py``
 consumes them.
 """
 

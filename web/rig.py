@@ -15,7 +15,7 @@ from django.http import HttpRequest
 RIG_COOKIE = "gpufit_rig"
 RIG_FIELDS = ("rig", "rig_gpus", "ram")  # the calculator's query parameters the cookie stands in for
 MACOS_FIELD = "macos"  # remembered beside the machine; a permalink that names it wins on its own
-MACOS_VERSIONS = ("15", "26")  # calculator.estimation.fit.MACOS_VERSIONS (web sits below the calculator)
+MACOS_VERSIONS = ("15", "26")  # calculator.estimation.memory.fit.MACOS_VERSIONS (web sits below the calculator)
 RIG_COOKIE_SECONDS = 365 * 24 * 60 * 60
 MAX_GPUS = 8
 MAX_RAM_GIB = 4096

@@ -12,8 +12,8 @@ from dataclasses import asdict
 from typing import Any
 
 from calculator.estimation import RankedOffer
-from calculator.estimation.engine_releases import release_label, vllm_release
-from calculator.estimation.sourcing import WeightsSource
+from calculator.estimation.engines.releases import release_label, vllm_release
+from calculator.estimation.engines.sourcing import WeightsSource
 from calculator.page import ModelPage, OfferRow, Rig
 from calculator.state import CalculatorState
 from calculator.term_text import term_formula, term_label

@@ -27,7 +27,7 @@ from calculator.api.schemas import (
     InlineConfig,
     PlanQuery,
 )
-from calculator.estimation.builds import released_precision
+from calculator.estimation.engines.builds import released_precision
 from calculator.page import model_page as page_for
 from calculator.page import page_choices
 from calculator.page import sources as page_data

@@ -1,20 +1,25 @@
-"""The estimation core: memory, fit, speed and cost. Pure Python, no Django."""
+"""The estimation core: memory, fit, speed and cost. Pure Python, no Django.
+
+Four rooms over a small foundation; each imports only the ones above it in this list:
+
+- foundation: ``workload`` (what a reader asks: mode, precision, context, requests; the ``Breakdown`` of terms),
+  ``precision`` (every precision's bits per category), ``facts`` (per-model constants derived once), ``memo`` (the
+  per-spec memo).
+- ``engines``: engine profiles, release lines, data-parallel attention, published builds, weight sourcing, launch
+  commands.
+- ``memory``: weights, KV, runtime overhead, start-up capacity, fine-tuning, and how many GPUs hold a need.
+- ``speed``: step costs, one request's speed, the scheduler simulation, sustained throughput.
+- ``plan``: parallel layout, deployment plans, ranking, cost, offload, the inverse questions, the serving planner.
+
+The names below are the ones the web layer reads most; every other name is imported from its module.
+"""
 
 from pricing.offers import HOURS_PER_MONTH
 
-from .capacity import EngineCapacity, EngineSettings, engine_capacity, kv_tokens_from_memory
-from .cost import (
-    ApiPrice,
-    BreakEven,
-    TrafficMix,
-    api_cost_per_million_output,
-    break_even,
-    cost_per_hour,
-    cost_per_million_tokens,
-    cost_per_month,
-)
-from .engines import ENGINES, KV_DTYPES, EngineProfile, KvDtype, get_engine, get_kv_dtype
-from .fit import (
+from .engines.profiles import ENGINES, KV_DTYPES, EngineProfile, KvDtype, get_engine, get_kv_dtype
+from .memory.capacity import EngineCapacity, EngineSettings, engine_capacity, kv_tokens_from_memory
+from .memory.estimate import estimate
+from .memory.fit import (
     FILL_FRACTION,
     MAX_GPUS_PER_NODE,
     AppleFit,
@@ -30,12 +35,21 @@ from .fit import (
     units_needed,
     usable_bytes,
 )
-from .frameworks import FRAMEWORKS, FrameworkProfile, get_framework
-from .inverse import max_concurrency, max_context
-from .memory import estimate
+from .memory.frameworks import FRAMEWORKS, FrameworkProfile, get_framework
+from .memory.weights import weights_only_bytes
+from .plan.cost import (
+    ApiPrice,
+    BreakEven,
+    TrafficMix,
+    api_cost_per_million_output,
+    break_even,
+    cost_per_hour,
+    cost_per_million_tokens,
+    cost_per_month,
+)
+from .plan.inverse import max_concurrency, max_context
 from .precision import PAGE_PRECISIONS, PRECISIONS, Precision, get_precision
-from .speed import SpeedEstimate, decode_bytes_per_step, speed
-from .weights import weights_only_bytes
+from .speed.estimate import SpeedEstimate, decode_bytes_per_step, speed
 from .workload import (
     FRAMEWORKS_KEYS,
     GB,
@@ -103,10 +117,17 @@ __all__ = [
     "weights_only_bytes",
 ]
 
-from .launch import Launch, LaunchConfig, launch_command
-from .offload import OffloadSplit, Placement, offload_split
-from .offload_fit import OffloadSpeed, OffloadVerdict, best_quant_verdict, best_split, offload_speed, offload_verdict
-from .ranking import GpuCount, RankedOffer, Ranking, rank, several_node_gpus
+from .engines.launch import Launch, LaunchConfig, launch_command
+from .plan.offload import OffloadSplit, Placement, offload_split
+from .plan.offload_fit import (
+    OffloadSpeed,
+    OffloadVerdict,
+    best_quant_verdict,
+    best_split,
+    offload_speed,
+    offload_verdict,
+)
+from .plan.ranking import GpuCount, RankedOffer, Ranking, rank, several_node_gpus
 
 __all__ += [
     "FRAMEWORKS",

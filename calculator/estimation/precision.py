@@ -131,7 +131,7 @@ class Precision:
     source: str  # memory-methodology section the rule comes from
     estimated: bool = False  # True when a mixture rule is only partly documented
     kv_bytes_default: float = 2.0
-    gguf_ftype: str = ""  # llama.cpp file type ("Q4_K_M", "BF16") for GGUF builds: sized tensor by tensor (gguf.py)
+    gguf_ftype: str = ""  # llama.cpp file type ("Q4_K_M", "BF16") of GGUF builds, sized tensor by tensor (gguf.py)
 
 
 def _uniform(bits: float) -> BitsRule:
@@ -257,7 +257,7 @@ def _gguf_rule(ftype: _GgufFtype) -> BitsRule:
 _MORE_Q6 = (("more_bits", "Q6_K"),)
 _IQ_LOW_OUTPUT = "Q5_K"  # IQ1/IQ2 and IQ3_XXS files keep the output at Q5_K
 # Category approximation of each file type (speed and host-embedding figures); the weight bytes themselves come
-# from gguf.py's tensor-by-tensor rules.
+# from memory/gguf.py's tensor-by-tensor rules.
 _GGUF_FTYPES: Mapping[str, _GgufFtype] = {
     "F32": _GgufFtype("F32", "F32", "F32"),
     "F16": _GgufFtype("F16", "F16", "F16"),

@@ -27,7 +27,7 @@ class Optimizer(StrEnum):
 
 
 class Framework(StrEnum):
-    """Fine-tuning framework; its defaults and memory rules are in frameworks.py."""
+    """Fine-tuning framework; its defaults and memory rules are in memory/frameworks.py."""
 
     TRANSFORMERS = "transformers"  # Hugging Face Transformers Trainer + PEFT: the default, the most used stack
     TRL = "trl"  # Hugging Face TRL SFTTrainer (chunked loss, checkpointing on)
@@ -61,11 +61,11 @@ class Workload:
     concurrency: int = 1  # requests served at the same time
     engine: str = "vllm"  # a key of ENGINES
     kv_dtype: str = "fp16"  # a key of KV_DTYPES
-    # the engine's release or line (engine_releases.py): vLLM "0.20", SGLang "0.4.8", llama.cpp "b7407", MLX-LM
+    # the engine's release or line (engines/releases.py): vLLM "0.20", SGLang "0.4.8", llama.cpp "b7407", MLX-LM
     # "0.22.2"; "": the current one
     engine_release: str = ""
     tensor_parallel: int = 1  # GPUs one model replica is split over (KV heads replicate when > KV heads)
-    # GPUs that each run attention for their own requests (dp_attention.py): the attention weights are held on
+    # GPUs that each run attention for their own requests (engines/dp_attention.py): the attention weights are held on
     # each, the cache is not repeated; 1: none (the whole MLA latent on every tensor-parallel rank)
     attention_data_parallel: int = 1
     load_mtp_layers: bool = True  # count multi-token-prediction layers the checkpoint stores (see SOURCES.md)
@@ -80,7 +80,7 @@ class Workload:
     optimizer: Optimizer = Optimizer.ADAMW
     zero_stage: int | None = None  # None: model states split evenly over the GPUs the fit finds (FSDP-like)
     data_parallel: int = 1  # GPUs that ZeRO shards over (only with zero_stage or a DeepSpeed framework)
-    framework: str = Framework.TRANSFORMERS  # a key of FRAMEWORKS (frameworks.py): its loss, dtypes, offloading
+    framework: str = Framework.TRANSFORMERS  # a key of FRAMEWORKS (memory/frameworks.py): its loss, dtypes, offloading
     lora_targets: str = ""  # a LoraTargets value; "": the framework's default target modules
 
     @property

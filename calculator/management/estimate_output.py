@@ -13,9 +13,9 @@ from django.core.management.base import OutputWrapper
 from django.utils import translation
 
 from calculator.estimation import GIB, Breakdown, Term, get_precision
-from calculator.estimation.engine_releases import release_label, vllm_release
-from calculator.estimation.offload_fit import OffloadVerdict
-from calculator.estimation.placement import TENSOR_PARALLEL_ENGINES
+from calculator.estimation.engines.releases import release_label, vllm_release
+from calculator.estimation.plan.offload_fit import OffloadVerdict
+from calculator.estimation.plan.placement import TENSOR_PARALLEL_ENGINES
 from calculator.management.estimate_report import EstimateReport
 from calculator.management.options import Request, mode_change_json, mode_change_note
 from calculator.term_text import term_formula, term_label

@@ -32,14 +32,14 @@ from calculator.estimation import (
     speed,
     usable_bytes,
 )
-from calculator.estimation.builds import build_bits, build_precision, released_precision
-from calculator.estimation.launch import LaunchConfig, launch_command
-from calculator.estimation.offload_fit import OffloadVerdict, best_quant_verdict, offload_verdict
-from calculator.estimation.placement import TENSOR_PARALLEL_ENGINES
-from calculator.estimation.plan import gpu_plan, mac_plan_for_need
+from calculator.estimation.engines.builds import build_bits, build_precision, released_precision
+from calculator.estimation.engines.launch import LaunchConfig, launch_command
+from calculator.estimation.engines.sourcing import KnownBuild, SourceKind, weights_source
+from calculator.estimation.plan.deployment import gpu_plan, mac_plan_for_need
+from calculator.estimation.plan.offload_fit import OffloadVerdict, best_quant_verdict, offload_verdict
+from calculator.estimation.plan.placement import TENSOR_PARALLEL_ENGINES
 from calculator.estimation.precision import gguf_key
-from calculator.estimation.serving import Sustained, sustained_throughput
-from calculator.estimation.sourcing import KnownBuild, SourceKind, weights_source
+from calculator.estimation.speed.serving import Sustained, sustained_throughput
 from calculator.labels import weights_source_text
 from calculator.management.options import (
     MAX_GPUS,
@@ -62,7 +62,7 @@ from models_catalog.records import load_reference_facts
 from pricing.gpus import GpuSpec, load_gpus
 
 # Engines that split one replica over GPUs by tensor parallelism, so the GPU count must divide the heads.
-# Engines whose start-up KV-cache size the core reproduces (calculator/estimation/capacity.py).
+# Engines whose start-up KV-cache size the core reproduces (calculator/estimation/memory/capacity.py).
 CAPACITY_ENGINES = frozenset({"vllm", "sglang"})
 MAX_PRICE_PER_GPU_HOUR = Decimal(1000)
 MAX_TENSOR_PARALLEL = 64

@@ -33,9 +33,8 @@ from calculator.estimation import (
     get_kv_dtype,
     get_precision,
 )
-from calculator.estimation.applicability import choose_mode
-from calculator.estimation.builds import released_precision
-from calculator.estimation.engine_releases import (
+from calculator.estimation.engines.builds import released_precision
+from calculator.estimation.engines.releases import (
     CURRENT_LLAMA_CPP,
     CURRENT_MLX,
     CURRENT_SGLANG,
@@ -43,6 +42,7 @@ from calculator.estimation.engine_releases import (
     ENGINE_RELEASE_LINES,
     release_label,
 )
+from calculator.estimation.memory.applicability import choose_mode
 from calculator.labels import MODE_CHANGES
 from calculator.state import parse_tokens
 from models_catalog.architecture import ModelSpec

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from calculator.estimation import GIB, Mode
-from calculator.estimation.plan import Serving, cloud_launch, mac_launch, mac_plan
-from calculator.estimation.sourcing import WeightsSource
+from calculator.estimation.engines.sourcing import WeightsSource
+from calculator.estimation.plan.deployment import Serving, cloud_launch, mac_launch, mac_plan
 from calculator.page.inputs import PageInputs
 
 from .gpus import OfferRow

@@ -8,8 +8,8 @@ from functools import cached_property
 from typing import Any
 
 from calculator.estimation import Breakdown, Mode, Workload, budget_bytes
-from calculator.estimation.applicability import choose_mode
-from calculator.estimation.builds import released_precision
+from calculator.estimation.engines.builds import released_precision
+from calculator.estimation.memory.applicability import choose_mode
 from calculator.page.accuracy import accuracy_notes
 from calculator.page.inputs import PageInputs, precision_label
 from calculator.page.planner import faq_plan

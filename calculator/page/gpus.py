@@ -17,8 +17,8 @@ from calculator.estimation import (
     reference_gpus_needed,
     several_node_gpus,
 )
-from calculator.estimation.plan import GpuPlan, gpu_plan
-from calculator.estimation.ranking import DEFAULT_PRICING_KINDS
+from calculator.estimation.plan.deployment import GpuPlan, gpu_plan
+from calculator.estimation.plan.ranking import DEFAULT_PRICING_KINDS
 from models_catalog.architecture import ModelSpec
 from pricing.gpus import GpuSpec
 from pricing.offers import OfferRecord, PricingKind, StaleOffers, stale_offers

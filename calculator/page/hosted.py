@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from calculator.estimation import RankedOffer, TrafficMix, Workload, break_even
-from calculator.estimation.plan import run_workload
-from calculator.estimation.serving import Sustained, sustained_throughput
+from calculator.estimation.plan.deployment import run_workload
+from calculator.estimation.speed.serving import Sustained, sustained_throughput
 from calculator.page.inputs import HostedPrice, PageInputs
 from models_catalog.architecture import ModelSpec
 from pricing.gpus import GpuSpec

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 
 from calculator.estimation import PRECISIONS, ApiPrice
-from calculator.estimation.builds import build_precision, released_precision
-from calculator.estimation.sourcing import SourceKind, WeightsSource, weights_source
+from calculator.estimation.engines.builds import build_precision, released_precision
+from calculator.estimation.engines.sourcing import SourceKind, WeightsSource, weights_source
 from calculator.state import CalculatorState
 from models_catalog.architecture import ModelSpec
 from pricing.gpus import GpuSpec

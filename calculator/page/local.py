@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from calculator.estimation import GIB, Mode, Workload
-from calculator.estimation.launch import LaunchConfig, launch_command
-from calculator.estimation.offload_fit import OffloadVerdict, offload_verdict
+from calculator.estimation.engines.launch import LaunchConfig, launch_command
+from calculator.estimation.engines.sourcing import SourceKind, WeightsSource
+from calculator.estimation.plan.offload_fit import OffloadVerdict, offload_verdict
 from calculator.estimation.precision import gguf_key
-from calculator.estimation.sourcing import SourceKind, WeightsSource
 from calculator.page.inputs import Build, PageInputs, precision_label
 from calculator.state import MAC_MEMORY_GIB, MAC_PREFIX, CalculatorState
 from models_catalog.architecture import ModelSpec

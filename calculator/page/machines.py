@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from calculator.estimation import GIB, Mode, Workload, apple_fit, budget_bytes, estimate, gpus_needed
-from calculator.estimation.builds import released_precision
-from calculator.estimation.fit import DEFAULT_MACOS
-from calculator.estimation.plan import MacPlan, mac_plan_for_need
+from calculator.estimation.engines.builds import released_precision
+from calculator.estimation.memory.fit import DEFAULT_MACOS
+from calculator.estimation.plan.deployment import MacPlan, mac_plan_for_need
 from calculator.page.inputs import Build, precision_label
 from calculator.state import MAC_MEMORY_GIB, MAC_PREFIX
 from models_catalog.architecture import ModelSpec

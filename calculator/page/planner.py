@@ -1,7 +1,7 @@
 """The planner's answer for one model: every way to serve a monthly volume within latency targets, ranked by what it
 costs a month: hosted APIs at their per-token prices, replicas of the model page's ranked instances as sold, and
 owned servers (their price written off, energy and colocation), each sized by the core's steady-load capacity
-(calculator/estimation/planner.py). One function the planner page, the model page's link, the JSON API and
+(calculator/estimation/plan/planner.py). One function the planner page, the model page's link, the JSON API and
 ``manage.py plan`` read.
 """
 
@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from calculator.estimation import Workload, estimate
-from calculator.estimation.batching import Scheduler, engine_scheduler
-from calculator.estimation.builds import released_precision
-from calculator.estimation.fit import apple_fit
-from calculator.estimation.launch import LaunchConfig, launch_command
-from calculator.estimation.plan import GpuPlan, Serving, cloud_launch, gpu_plan
-from calculator.estimation.planner import (
+from calculator.estimation.engines.builds import released_precision
+from calculator.estimation.engines.launch import LaunchConfig, launch_command
+from calculator.estimation.engines.sourcing import SourceKind, WeightsSource
+from calculator.estimation.memory.fit import apple_fit
+from calculator.estimation.plan.deployment import GpuPlan, Serving, cloud_launch, gpu_plan
+from calculator.estimation.plan.planner import (
     SECONDS_PER_MONTH,
     Demand,
     OwnedCosts,
@@ -29,8 +29,8 @@ from calculator.estimation.planner import (
     served_by_api,
     served_by_replicas,
 )
-from calculator.estimation.sourcing import SourceKind, WeightsSource
-from calculator.estimation.speed import step_model
+from calculator.estimation.speed.batching import Scheduler, engine_scheduler
+from calculator.estimation.speed.estimate import step_model
 from calculator.page.inputs import HostedPrice, PageInputs
 from models_catalog.architecture import ModelSpec
 from pricing.gpus import GpuSpec

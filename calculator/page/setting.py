@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from calculator.estimation import Breakdown, Framework, Mode, Optimizer, RankedOffer, Ranking, Workload, estimate, rank
-from calculator.estimation.applicability import choose_mode
+from calculator.estimation.memory.applicability import choose_mode
 from calculator.page.inputs import Build, precision_label
 from calculator.state import CalculatorState
 from models_catalog.architecture import ModelSpec

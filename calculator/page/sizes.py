@@ -6,7 +6,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from calculator.estimation import GIB, Mode, RankedOffer, Term, apple_fit, fit
-from calculator.estimation.builds import build_runtimes
+from calculator.estimation.engines.builds import build_runtimes
 from calculator.page.inputs import Build
 from calculator.state import MAC_MEMORY_GIB, CalculatorState
 from pricing.gpus import GpuSpec

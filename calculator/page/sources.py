@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from calculator.estimation import ApiPrice
-from calculator.estimation.builds import build_bits, released_precision
+from calculator.estimation.engines.builds import build_bits, released_precision
 from calculator.labels import data_text
 from calculator.page import Build, HostedPrice, PageInputs, build_key, page_choices
 from calculator.state import CalculatorState, PageChoices

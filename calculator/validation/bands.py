@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
-from calculator.estimation.batching import percentile
+from calculator.estimation.speed.batching import percentile
 from models_catalog.architecture import AttentionKind, ModelSpec
 
 from . import Result

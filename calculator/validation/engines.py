@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from calculator.estimation import GIB
-from calculator.estimation.capacity import EngineSettings, engine_capacity, kv_tokens_from_memory
-from calculator.estimation.engine_releases import sglang_mem_fraction, sglang_release
+from calculator.estimation.engines.releases import sglang_mem_fraction, sglang_release
+from calculator.estimation.memory.capacity import EngineSettings, engine_capacity, kv_tokens_from_memory
 
 from . import Case, predictor
 from .kv import case_spec

@@ -1,8 +1,8 @@
-"""Predictor for published GGUF file sizes (docs/methodology.md §2.6; rules in calculator/estimation/gguf.py)."""
+"""Predictor for published GGUF file sizes (docs/methodology.md §2.6; rules in calculator/estimation/memory/gguf.py)."""
 
 from __future__ import annotations
 
-from calculator.estimation.gguf import gguf_size
+from calculator.estimation.memory.gguf import gguf_size
 
 from . import Case, predictor
 from .kv import case_spec

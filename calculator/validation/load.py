@@ -1,6 +1,6 @@
 """Predictors for serving benchmarks under load: total and output tokens per second, median TTFT and TPOT of
 `vllm bench serve` / SGLang `bench_serving` runs, from the continuous-batching simulation (docs/methodology.md §5.6;
-calculator/estimation/batching.py).
+calculator/estimation/speed/batching.py).
 
 Settings: ``model``, ``precision``, ``engine``, ``release`` (vLLM), ``gpu``, ``gpus`` (tensor parallel), ``prompt``
 and ``output`` (tokens per request), ``requests``, ``request_rate`` (None: all at once), ``max_concurrency``.
@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from calculator.estimation import Workload
-from calculator.estimation.batching import LoadResult, LoadTest, engine_scheduler, simulate
-from calculator.estimation.speed import step_model
+from calculator.estimation.speed.batching import LoadResult, LoadTest, engine_scheduler, simulate
+from calculator.estimation.speed.estimate import step_model
 from pricing.gpus import gpu_by_slug
 
 from . import Case, predictor

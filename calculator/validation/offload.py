@@ -1,4 +1,4 @@
-"""Predictors for llama.cpp's load-time buffer sizes under GPU + RAM offload (calculator/estimation/offload.py).
+"""Predictors for llama.cpp's load-time buffer sizes under GPU + RAM offload (calculator/estimation/plan/offload.py).
 
 A case's ``settings`` name the model, the GGUF type (``ftype``), the context and the placement as the log's command
 gave it: ``placement`` ("gpu", "experts_cpu", "n_cpu_moe", "layers"), ``cpu_moe_layers`` (--n-cpu-moe N),
@@ -15,7 +15,7 @@ spans every GPU tensor stored between them; such a figure measures the host weig
 
 from __future__ import annotations
 
-from calculator.estimation.offload import OffloadSplit, Placement, offload_split
+from calculator.estimation.plan.offload import OffloadSplit, Placement, offload_split
 
 from . import Case, predictor
 from .kv import case_spec, case_workload

@@ -1,4 +1,4 @@
-"""Predictors for published decode and prefill speeds (docs/methodology.md §5; calculator/estimation/speed.py).
+"""Predictors for published decode and prefill speeds (docs/methodology.md §5; calculator/estimation/speed/estimate.py).
 
 Settings: ``model`` (a catalog Hub id), ``precision``, ``gpu`` (a slug of pricing/data/gpus.json), ``gpus``,
 ``concurrency``, ``context`` (tokens in each sequence's cache while it decodes), ``prompt`` (prefill length).

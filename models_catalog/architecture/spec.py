@@ -89,7 +89,7 @@ class ModelSpec:
 
         Full attention keeps K and V per KV head; MLA keeps one latent plus the rope key (vLLM/SGLang layout);
         a sparse-attention indexer adds its key. Sliding-window, linear and cache-less layers are excluded (the
-        estimation core sizes their caches: ``calculator/estimation/kv.py``).
+        estimation core sizes their caches: ``calculator/estimation/memory/kv.py``).
         """
         total = 0
         for group in self.layer_groups:

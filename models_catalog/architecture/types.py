@@ -82,7 +82,7 @@ class ParamBreakdown:
 @dataclass(frozen=True, slots=True)
 class VisionEncoder:
     """The shape of a vision tower an engine runs on images (and videos): what vLLM's start-up profile of the encoder
-    reads (calculator/estimation/encoder_profile.py). Known for the towers whose layout is counted exactly."""
+    reads (calculator/estimation/memory/encoder_profile.py). Known for the towers whose layout is counted exactly."""
 
     kind: str  # "qwen2_5_vl" | "qwen2_vl" (windowed ViT with a 2 × 2 merger, takes videos) | "siglip" (Gemma 3)
     width: int  # the ViT's hidden size

@@ -1,13 +1,13 @@
-"""The continuous-batching simulation (calculator/estimation/batching.py, docs/methodology.md §5.6): the schedule a
-serving benchmark sees, step by step."""
+"""The continuous-batching simulation (calculator/estimation/speed/batching.py, docs/methodology.md §5.6): the schedule
+a serving benchmark sees, step by step."""
 
 from __future__ import annotations
 
 import pytest
 
 from calculator.estimation import Workload
-from calculator.estimation.batching import LoadTest, Scheduler, simulate
-from calculator.estimation.speed import speed, step_model
+from calculator.estimation.speed.batching import LoadTest, Scheduler, simulate
+from calculator.estimation.speed.estimate import speed, step_model
 from pricing.gpus import gpu_by_slug
 from tests.calculator.estimation_specs import hub_spec
 

@@ -1,4 +1,4 @@
-"""Data-parallel attention (calculator/estimation/dp_attention.py, docs/methodology.md §4.11).
+"""Data-parallel attention (calculator/estimation/engines/dp_attention.py, docs/methodology.md §4.11).
 
 Under plain tensor parallelism vLLM and SGLang keep the whole MLA latent on every rank; with data-parallel attention
 each GPU holds the attention whole and caches only its own requests. DeepSeek-V3 at 128K × 16 on 8 × H200 therefore
@@ -11,15 +11,15 @@ from dataclasses import replace
 import pytest
 
 from calculator.estimation import Workload
-from calculator.estimation.dp_attention import offers_dp_attention, replicated_weight_bytes
+from calculator.estimation.engines.dp_attention import offers_dp_attention, replicated_weight_bytes
+from calculator.estimation.engines.launch import LaunchConfig, launch_command
 from calculator.estimation.facts import spec_facts
-from calculator.estimation.fit import budget_bytes, fits_per_gpu, plan_on_instance
-from calculator.estimation.launch import LaunchConfig, launch_command
-from calculator.estimation.memory import estimate
-from calculator.estimation.placement import dp_attention_fit, rank_fit
-from calculator.estimation.plan import gpu_plan
+from calculator.estimation.memory.estimate import estimate
+from calculator.estimation.memory.fit import budget_bytes, fits_per_gpu, plan_on_instance
+from calculator.estimation.plan.deployment import gpu_plan
+from calculator.estimation.plan.placement import dp_attention_fit, rank_fit
 from calculator.estimation.precision import PRECISIONS
-from calculator.estimation.speed import max_concurrency, speed
+from calculator.estimation.speed.estimate import max_concurrency, speed
 from calculator.validation.kv import HUB
 from models_catalog.specs import spec_from_recorded_folder
 from pricing.gpus import gpu_by_slug

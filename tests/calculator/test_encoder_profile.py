@@ -4,8 +4,8 @@ through the vision tower, and what that adds to the profiled peak."""
 from __future__ import annotations
 
 from calculator.estimation import GIB, Workload, estimate
-from calculator.estimation.encoder_profile import vllm_encoder_profile, with_encoder_profile
-from calculator.estimation.engine_releases import vllm_release
+from calculator.estimation.engines.releases import vllm_release
+from calculator.estimation.memory.encoder_profile import vllm_encoder_profile, with_encoder_profile
 from tests.calculator.estimation_specs import hub_spec
 
 QWEN_VL = "Qwen/Qwen2.5-VL-7B-Instruct"

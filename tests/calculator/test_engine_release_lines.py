@@ -11,7 +11,8 @@ import pytest
 from django.core.management import call_command
 
 from calculator.estimation import GB, Workload, estimate, launch_command
-from calculator.estimation.engine_releases import (
+from calculator.estimation.engines.launch import LaunchConfig
+from calculator.estimation.engines.releases import (
     CURRENT_LLAMA_CPP,
     LLAMA_CPP_RELEASES,
     MLX_RELEASES,
@@ -21,7 +22,6 @@ from calculator.estimation.engine_releases import (
     mlx_release,
     sglang_release,
 )
-from calculator.estimation.launch import LaunchConfig
 from models_catalog import services
 from tests.calculator.estimate_cli import run
 from tests.calculator.estimation_specs import hub_spec

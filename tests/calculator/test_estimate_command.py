@@ -30,8 +30,8 @@ from calculator.estimation import (
     max_context,
     speed,
 )
-from calculator.estimation.applicability import choose_mode
-from calculator.estimation.serving import sustained_throughput
+from calculator.estimation.memory.applicability import choose_mode
+from calculator.estimation.speed.serving import sustained_throughput
 from calculator.management.estimate_output import precision_used
 from calculator.management.options import load_spec
 from pricing.gpus import gpu_by_slug, load_gpus
@@ -346,7 +346,7 @@ def test_llama_cpp_has_no_engine_capacity():
 
 
 def test_offload_auto_prints_the_split_speed_and_json_matching_the_core():
-    from calculator.estimation.offload_fit import offload_verdict
+    from calculator.estimation.plan.offload_fit import offload_verdict
 
     data = run(
         "openai/gpt-oss-120b",

@@ -8,12 +8,12 @@ from dataclasses import replace
 import pytest
 
 from calculator.estimation import GIB
-from calculator.estimation.capacity import (
+from calculator.estimation.engines.releases import VLLM_RELEASES, vllm_batch_defaults, vllm_release
+from calculator.estimation.memory.capacity import (
     EngineSettings,
     engine_capacity,
     kv_tokens_from_memory,
 )
-from calculator.estimation.engine_releases import VLLM_RELEASES, vllm_batch_defaults, vllm_release
 from pricing.gpus import gpu_by_slug
 from tests.calculator.estimation_specs import hub_spec
 
@@ -119,7 +119,7 @@ def test_an_a100_takes_the_small_batch_defaults_from_09_on_and_b200_the_large_se
 
 def test_sglang_mem_fraction_defaults_follow_each_release_line():
     # docs/methodology.md §4.12: read in the wheels of each release; an H100 80GB reports 81,559 MiB to nvidia-smi
-    from calculator.estimation.engine_releases import SGLANG_RELEASES, sglang_mem_fraction, sglang_release
+    from calculator.estimation.engines.releases import SGLANG_RELEASES, sglang_mem_fraction, sglang_release
 
     h100, h200 = 81559, 143771
     assert [sglang_mem_fraction(SGLANG_RELEASES["0.4.0"], h100, tp) for tp in (1, 2, 4, 8)] == [0.88, 0.87, 0.85, 0.81]

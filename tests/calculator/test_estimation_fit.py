@@ -206,14 +206,14 @@ def test_raised_wired_limit_is_never_below_the_need_even_next_to_the_cap():
 
 def test_five_gpus_of_memory_for_64_heads_run_as_tensor_parallel_8():
     # docs/methodology.md §4.9: vLLM and SGLang need the heads to divide by the TP degree
-    from calculator.estimation.fit import parallel_plan
+    from calculator.estimation.memory.fit import parallel_plan
 
     plan = parallel_plan(5, attention_heads=64, kv_heads=8)
     assert (plan.tensor_parallel, plan.pipeline_stages, plan.gpus_run) == (8, 1, 8)
 
 
 def test_a_count_beyond_one_node_runs_full_nodes_as_pipeline_stages():
-    from calculator.estimation.fit import parallel_plan
+    from calculator.estimation.memory.fit import parallel_plan
 
     plan = parallel_plan(11, attention_heads=128, kv_heads=128)
     assert (plan.tensor_parallel, plan.pipeline_stages, plan.gpus_run) == (8, 2, 16)
@@ -222,7 +222,7 @@ def test_a_count_beyond_one_node_runs_full_nodes_as_pipeline_stages():
 def test_mla_latent_replicated_on_every_gpu_is_checked_per_gpu():
     # §3.2, §4.9: DeepSeek-V3's latent cache does not shrink with TP, so the per-GPU share counts it whole
     from calculator.estimation import Workload, estimate
-    from calculator.estimation.fit import fits_per_gpu
+    from calculator.estimation.memory.fit import fits_per_gpu
     from tests.calculator.estimation_specs import hub_spec
 
     spec = hub_spec("deepseek-ai/DeepSeek-V3")
@@ -237,7 +237,7 @@ def test_mla_latent_replicated_on_every_gpu_is_checked_per_gpu():
 def test_an_instance_runs_with_every_gpu_tensor_times_pipeline_parallel():
     """The plan for the GPUs an instance sells: the widest TP degree the heads allow on as many of them as the
     memory needs or more, stages for the rest (vLLM --pipeline-parallel-size, SGLang --pp-size)."""
-    from calculator.estimation.fit import plan_on_instance
+    from calculator.estimation.memory.fit import plan_on_instance
 
     def _split(plan):
         return plan.tensor_parallel, plan.pipeline_stages, plan.gpus_run

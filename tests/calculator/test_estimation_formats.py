@@ -100,7 +100,7 @@ def test_vllm_holds_mxfp4_expert_scales_twice_from_the_swizzled_releases():
     layout."""
     from calculator.estimation import Workload, estimate
     from calculator.estimation.facts import spec_facts
-    from calculator.estimation.weights import vllm_mxfp4_layout_bytes
+    from calculator.estimation.memory.weights import vllm_mxfp4_layout_bytes
 
     spec = hub_spec("openai/gpt-oss-120b")
     per_layer_expert = (5888 * 90 + 3072 * 90) + (2 * 2880 + 2880) * 2

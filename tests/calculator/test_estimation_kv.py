@@ -63,9 +63,9 @@ def test_deepseek_v3_mla_cache_per_token_matches_each_engine(engine, bytes_per_t
 
 def test_llama_cpp_before_the_v_less_cache_also_allocated_a_512_wide_v_per_layer():
     # §3.2, §3.9: builds before ggml-org/llama.cpp PR 19067 (2026-01-24) stored K 576 and V 512 = 132,736 B/token
-    from calculator.estimation.engine_releases import release_profile
-    from calculator.estimation.engines import ENGINES, KV_DTYPES
-    from calculator.estimation.kv import kv_size
+    from calculator.estimation.engines.profiles import ENGINES, KV_DTYPES
+    from calculator.estimation.engines.releases import release_profile
+    from calculator.estimation.memory.kv import kv_size
 
     spec = hub_spec("deepseek-ai/DeepSeek-V3")
     size = kv_size(
@@ -163,8 +163,8 @@ def test_llama_cpp_splits_context_over_parallel_sequences_padded_to_256():
 def test_vllm_raises_the_attention_block_until_one_page_holds_a_qwen3_next_state(tp, block, page):
     # §3.9, vllm model_executor/models/config.py HybridAttentionMambaModelConfig: block = 16 · cdiv(state, 16 · token
     # page) per GPU; the state page is padded to block × token page
-    from calculator.estimation.engines import ENGINES, KV_DTYPES
-    from calculator.estimation.kv import vllm_hybrid_pages
+    from calculator.estimation.engines.profiles import ENGINES, KV_DTYPES
+    from calculator.estimation.memory.kv import vllm_hybrid_pages
 
     spec = hub_spec("Qwen/Qwen3-Next-80B-A3B-Instruct")
     pages = vllm_hybrid_pages(spec.layer_groups, ENGINES["vllm"], KV_DTYPES["bf16"], tp)

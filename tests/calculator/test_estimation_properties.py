@@ -134,7 +134,8 @@ def test_a_measured_weight_file_size_replaces_the_computed_weights():
 def test_estimates_are_remembered_per_spec_object_and_workload():
     """The same spec object and workload give the very same breakdown; an equal spec built anew, another workload
     or a full store compute afresh, with equal results."""
-    from calculator.estimation import memo, memory
+    from calculator.estimation import memo
+    from calculator.estimation.memory import estimate as memory
 
     spec = llama_31_8b()
     workload = Workload(context=12_345)

@@ -8,8 +8,8 @@ from dataclasses import replace
 import pytest
 
 from calculator.estimation import Workload, speed
-from calculator.estimation.speed import Speculative
-from calculator.estimation.step_time import ENGINE_SPEEDS, all_reduce_s, link_for
+from calculator.estimation.speed.estimate import Speculative
+from calculator.estimation.speed.step_time import ENGINE_SPEEDS, all_reduce_s, link_for
 from calculator.validation.kv import HUB
 from models_catalog.specs import spec_from_recorded_folder
 from pricing.gpus import gpu_by_slug, load_gpus

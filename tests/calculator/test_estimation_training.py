@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from calculator.estimation import FRAMEWORKS, Framework, LoraTargets, Mode, Optimizer, Workload, estimate
-from calculator.estimation.frameworks import lora_params_per_rank
+from calculator.estimation.memory.frameworks import lora_params_per_rank
 from tests.calculator.estimation_specs import hub_spec
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from calculator.estimation import PRECISIONS, Mode, Workload, estimate, get_precision, weights_only_bytes
-from calculator.estimation.gguf import FTYPE_DEFAULT, gguf_size, tensor_types
-from calculator.estimation.gguf import Role as R
+from calculator.estimation.memory.gguf import FTYPE_DEFAULT, gguf_size, tensor_types
+from calculator.estimation.memory.gguf import Role as R
 from tests.calculator.estimation_specs import hub_spec, llama_31_8b
 
 EVERY_FTYPE = (

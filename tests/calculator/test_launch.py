@@ -1,4 +1,4 @@
-"""Launch commands (calculator/estimation/launch.py): every flag one an engine documents, every token quoted."""
+"""Launch commands (calculator/estimation/engines/launch.py): every flag one an engine documents, every token quoted."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from calculator.estimation import GIB, Workload, apple_fit, estimate
-from calculator.estimation.builds import released_precision
-from calculator.estimation.launch import ENGINES, LaunchConfig, launch_command
-from calculator.estimation.offload_fit import best_quant_verdict
-from calculator.estimation.sourcing import weights_source
+from calculator.estimation.engines.builds import released_precision
+from calculator.estimation.engines.launch import ENGINES, LaunchConfig, launch_command
+from calculator.estimation.engines.sourcing import weights_source
+from calculator.estimation.plan.offload_fit import best_quant_verdict
 from models_catalog.specs import spec_from_recorded_folder
 from pricing.gpus import gpu_by_slug
 

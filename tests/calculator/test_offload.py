@@ -1,4 +1,4 @@
-"""GPU + RAM offload for llama.cpp / Ollama (calculator/estimation/offload.py and offload_fit.py)."""
+"""GPU + RAM offload for llama.cpp / Ollama (calculator/estimation/plan/offload.py and offload_fit.py)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from calculator.estimation import GIB, Workload
-from calculator.estimation.gguf import gguf_size
-from calculator.estimation.offload import Placement, offload_split
-from calculator.estimation.offload_fit import (
+from calculator.estimation.memory.gguf import gguf_size
+from calculator.estimation.plan.offload import Placement, offload_split
+from calculator.estimation.plan.offload_fit import (
     best_quant_verdict,
     best_split,
     candidate_splits,
@@ -164,7 +164,7 @@ def test_largest_quant_that_fits_a_4090_and_128_gib():
 )
 def test_bisected_best_split_is_the_first_split_of_the_full_scan_that_fits(model):
     """best_split bisects each phase; the answer must be the one a scan of every candidate gives."""
-    from calculator.estimation.offload_fit import _fits, gpu_budget_bytes
+    from calculator.estimation.plan.offload_fit import _fits, gpu_budget_bytes
 
     m = spec(model)
     for ftype in ("Q8_0", "Q4_K_M", "Q2_K"):

@@ -1,4 +1,4 @@
-"""Every priced split holds its share on every GPU (calculator/estimation/placement.py, fit.plan_on_instance).
+"""Every priced split holds its share on every GPU (calculator/estimation/plan/placement.py, fit.plan_on_instance).
 
 vLLM and SGLang keep the whole MLA latent on every tensor-parallel rank: DeepSeek-V3 at 128K × 16 once showed
 8 × H200 "run as TP 8", where each rank would hold the full 147 GB latent beside its eighth of the weights."""
@@ -11,9 +11,9 @@ import pytest
 from django.core.management import call_command
 
 from calculator.estimation import Mode, Workload
-from calculator.estimation.fit import budget_bytes, fits_per_gpu, gpus_needed, plan_on_instance
-from calculator.estimation.memory import estimate
-from calculator.estimation.placement import rank_fit
+from calculator.estimation.memory.estimate import estimate
+from calculator.estimation.memory.fit import budget_bytes, fits_per_gpu, gpus_needed, plan_on_instance
+from calculator.estimation.plan.placement import rank_fit
 from calculator.validation.kv import HUB
 from models_catalog import services
 from models_catalog.specs import spec_from_recorded_folder

@@ -1,4 +1,5 @@
-"""Deployment plans (calculator/estimation/plan.py): one object per workload and hardware that every surface reads."""
+"""Deployment plans (calculator/estimation/plan/deployment.py): one object per workload and hardware that every surface
+reads."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ from dataclasses import replace
 import pytest
 
 from calculator.estimation import GIB, Workload, apple_fit, budget_bytes, estimate, gpus_needed, speed
-from calculator.estimation.fit import plan_on_instance
-from calculator.estimation.placement import engine_plan, rank_fit
-from calculator.estimation.plan import Serving, cloud_launch, gpu_plan, mac_launch, mac_plan
-from calculator.estimation.sourcing import weights_source
+from calculator.estimation.engines.sourcing import weights_source
+from calculator.estimation.memory.fit import plan_on_instance
+from calculator.estimation.plan.deployment import Serving, cloud_launch, gpu_plan, mac_launch, mac_plan
+from calculator.estimation.plan.placement import engine_plan, rank_fit
 from pricing.gpus import gpu_by_slug
 from tests.calculator.estimation_specs import hub_spec
 

@@ -1,4 +1,4 @@
-"""The planner (calculator/estimation/planner.py, calculator/page/planner.py, docs/methodology.md §5.7): replicas
+"""The planner (calculator/estimation/plan/planner.py, calculator/page/planner.py, docs/methodology.md §5.7): replicas
 for a monthly volume within latency targets against hosted APIs, with the arithmetic written out."""
 
 from __future__ import annotations
@@ -14,9 +14,8 @@ import pytest
 from django.core.management import call_command
 
 from calculator.estimation import Workload
-from calculator.estimation.batching import LoadTest, Scheduler, simulate
-from calculator.estimation.cost import ApiPrice
-from calculator.estimation.planner import (
+from calculator.estimation.plan.cost import ApiPrice
+from calculator.estimation.plan.planner import (
     SECONDS_PER_MONTH,
     Demand,
     OwnedCosts,
@@ -27,7 +26,8 @@ from calculator.estimation.planner import (
     served_by_api,
     served_by_replicas,
 )
-from calculator.estimation.speed import step_model
+from calculator.estimation.speed.batching import LoadTest, Scheduler, simulate
+from calculator.estimation.speed.estimate import step_model
 from calculator.page.planner import CurvePoint, _crossovers
 from calculator.plan_state import parse_plan, parse_volume, plan_query, volume_label
 from models_catalog import services

@@ -8,7 +8,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from calculator.estimation import Workload, estimate, speed
-from calculator.estimation.cost import cost_per_million_tokens
+from calculator.estimation.plan.cost import cost_per_million_tokens
 from calculator.management.options import load_spec
 from pricing.gpus import BYTES_PER_GB, gpu_by_slug
 from tests.calculator.estimate_cli import manage

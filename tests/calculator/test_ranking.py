@@ -17,7 +17,7 @@ import pytest
 from django.core.management import call_command
 
 from calculator.estimation import budget_bytes, reference_gpus_needed
-from calculator.estimation.ranking import rank, round_usd, several_node_gpus
+from calculator.estimation.plan.ranking import rank, round_usd, several_node_gpus
 from pricing.gpus import gpu_by_slug, load_gpus
 from pricing.offers import OfferRecord
 from pricing.selectors import current_offers

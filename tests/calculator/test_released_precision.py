@@ -14,8 +14,8 @@ import pytest
 from django.core.management import call_command
 
 from calculator.estimation import Workload, estimate
-from calculator.estimation.builds import released_precision
-from calculator.estimation.ranking import rank
+from calculator.estimation.engines.builds import released_precision
+from calculator.estimation.plan.ranking import rank
 from calculator.formatting import format_gb
 from calculator.views_hardware import MAX_COMPARED as COMPARED
 from models_catalog import services

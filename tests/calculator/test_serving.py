@@ -1,4 +1,4 @@
-"""The throughput a configuration sustains (calculator/estimation/serving.py) and the break-even that uses it: the
+"""The throughput a configuration sustains (calculator/estimation/speed/serving.py) and the break-even that uses it: the
 largest batch that fits and keeps each request at the reader's floor, not one request at a time."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 
 from calculator.estimation import Workload, speed
-from calculator.estimation.serving import CONCURRENCY_STEPS, sustained_throughput
+from calculator.estimation.speed.serving import CONCURRENCY_STEPS, sustained_throughput
 from calculator.validation.kv import HUB
 from models_catalog import services
 from models_catalog.specs import spec_from_recorded_folder

@@ -1,4 +1,4 @@
-"""Commands name weights that hold the precision they were sized for (calculator/estimation/sourcing.py).
+"""Commands name weights that hold the precision they were sized for (calculator/estimation/engines/sourcing.py).
 
 The rules one by one, then every launch script the model page, its API twin and the command line hand out for five
 models (BF16 dense, BF16 MoE, FP8-released MLA, FP8 with published MLX builds, MXFP4) × precisions × engines, checked
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from calculator.estimation.sourcing import KnownBuild, Missing, SourceKind, weights_source
+from calculator.estimation.engines.sourcing import KnownBuild, Missing, SourceKind, weights_source
 from models_catalog import services
 from tests.calculator.estimate_cli import run
 from tests.calculator.test_launch import ACCEPTED

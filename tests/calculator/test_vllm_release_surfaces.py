@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 
 from calculator.estimation import GIB, Workload, estimate
-from calculator.estimation.engine_releases import CURRENT_VLLM, VLLM_RELEASES
+from calculator.estimation.engines.releases import CURRENT_VLLM, VLLM_RELEASES
 from models_catalog import services
 from tests.calculator.estimate_cli import run
 from tests.calculator.estimation_specs import hub_spec

@@ -112,6 +112,47 @@ def test_architecture_modules_import_each_other_only_downward(name):
             assert rank[module] < own, f"{name}.py imports {module}, which is not below it in ARCHITECTURE_ORDER"
 
 
+# The estimation core's rooms, lowest first (calculator/estimation/__init__.py maps them): a module imports only its
+# own room, the foundation modules at the top of the package, and the rooms below its own.
+CORE = ROOT / "calculator" / "estimation"
+CORE_ROOMS = ["engines", "memory", "speed", "plan"]
+CORE_FILES = sorted(p for p in CORE.rglob("*.py") if p.parent != CORE)
+
+
+def core_room(module: str) -> int:
+    """-1 for the foundation (and the package itself), else the room's rank; a module outside the core: None."""
+    parts = module.split(".")
+    if parts[:2] != ["calculator", "estimation"]:
+        return -2
+    return CORE_ROOMS.index(parts[2]) if len(parts) > 3 and parts[2] in CORE_ROOMS else -1
+
+
+def test_core_rooms_are_the_only_sub_packages_and_each_has_a_map():
+    rooms = sorted(p.parent.name for p in CORE.glob("*/__init__.py"))
+    assert rooms == sorted(CORE_ROOMS)
+    for room in CORE_ROOMS:
+        doc = ast.get_docstring(ast.parse((CORE / room / "__init__.py").read_text())) or ""
+        listed = {stem for stem in (p.stem for p in (CORE / room).glob("*.py")) if stem != "__init__"}
+        missing = [stem for stem in sorted(listed) if f"``{stem}``" not in doc]
+        assert not missing, f"{room}/__init__.py does not map {missing}"
+
+
+@pytest.mark.parametrize("path", CORE_FILES, ids=lambda p: str(p.relative_to(CORE)))
+def test_core_rooms_import_only_downward(path):
+    own = CORE_ROOMS.index(path.relative_to(CORE).parts[0])
+    for module in imported_modules(path):
+        rank = core_room(module)
+        assert rank <= own, f"{path.relative_to(CORE)} imports {module}, a room above its own"
+
+
+def test_core_foundation_imports_no_room():
+    for path in sorted(CORE.glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        for module in imported_modules(path):
+            assert core_room(module) < 0, f"{path.name} imports {module}, a room above the foundation"
+
+
 @pytest.mark.parametrize("app", ["models_catalog", "pricing"])
 def test_catalog_and_pricing_never_import_calculator_or_config(app):
     for path in project_files(app):

@@ -137,7 +137,7 @@ def test_tied_head_stored_separately_is_noted_when_the_hub_total_shows_it():
 
 def test_tied_head_is_counted_once_in_memory_and_in_the_gguf_file():
     from calculator.estimation import Workload, estimate
-    from calculator.estimation.gguf import gguf_size
+    from calculator.estimation.memory.gguf import gguf_size
 
     model = spec("Qwen/Qwen3-0.6B", ParamCounts(total=751_632_384))
     bf16 = estimate(model, Workload(precision="bf16")).weights_bytes

@@ -11,7 +11,7 @@ import httpx
 import pytest
 import respx
 
-from calculator.estimation.ranking import rank
+from calculator.estimation.plan.ranking import rank
 from pricing.bundled import gpus_sync
 from pricing.gpus import gpu_by_slug, load_gpus
 from pricing.models import Offer, PriceSnapshot

@@ -14,8 +14,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
 from calculator.estimation import estimate
-from calculator.estimation.cost import cost_per_million_tokens
-from calculator.estimation.ranking import RankedOffer, Ranking, rank
+from calculator.estimation.plan.cost import cost_per_million_tokens
+from calculator.estimation.plan.ranking import RankedOffer, Ranking, rank
 from calculator.management.options import (
     Request,
     add_workload_arguments,

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Protocol
 
-from .precision import PRECISIONS
+from ..precision import PRECISIONS
 
 SERVER_ENGINES = ("vllm", "sglang")
 GGUF_ENGINES = ("llama.cpp", "ollama")

@@ -1,9 +1,10 @@
 """llama.cpp / Ollama offload: the best split that fits a reader's GPUs and RAM, its decode speed, the verdict.
 
-The splits themselves (where each tensor goes, in bytes) come from ``offload.py``. The search tries them in the
+The splits themselves (where each tensor goes, in bytes) come from ``plan/offload.py``. The search tries them in the
 order llama.cpp's options give (all on GPU, routed experts in RAM, fewer layers on the GPU), as ``--fit`` settles
-on one. Decode speed: the step-time model of ``speed.py`` / ``step_time.py`` for the GPU part plus the bytes the
-CPU reads from RAM at an achieved share of the RAM bandwidth (estimated, SOURCES.md "Offload"). Pure Python, no I/O.
+on one. Decode speed: the step-time model of ``speed/estimate.py`` / ``speed/step_time.py`` for the GPU part plus the
+bytes the CPU reads from RAM at an achieved share of the RAM bandwidth (estimated, SOURCES.md "Offload"). Pure Python,
+no I/O.
 """
 
 from __future__ import annotations
@@ -13,13 +14,13 @@ from dataclasses import dataclass, replace
 
 from models_catalog.architecture import ModelSpec
 
-from .memo import per_spec
+from ..memo import per_spec
+from ..memory.overhead import LLAMA_CPP_FIT_MARGIN_BYTES
+from ..precision import get_precision
+from ..speed.estimate import _expert_share
+from ..speed.step_time import engine_speed
+from ..workload import GIB, Workload
 from .offload import OffloadSplit, Placement, gguf_layout, offload_split
-from .overhead import LLAMA_CPP_FIT_MARGIN_BYTES
-from .precision import get_precision
-from .speed import _expert_share
-from .step_time import engine_speed
-from .workload import GIB, Workload
 
 # Achieved share of the RAM's peak bandwidth when llama.cpp's CPU backend streams quantized weights (estimated:
 # STREAM-like reads reach 70–85 % of DDR peak; dequantizing dot products lose a little more).
@@ -27,7 +28,7 @@ RAM_BANDWIDTH_EFFICIENCY = 0.6
 # A desktop's RAM when the reader gives no figure: dual-channel DDR5-5600, 2 × 8 B × 5600 MT/s = 89.6 GB/s
 # (JEDEC DDR5 transfer rate × 64-bit channel).
 DEFAULT_RAM_BANDWIDTH_GBPS = 89.6
-# What the operating system and other programs keep of the RAM (estimated, as fit.py's Mac reserve).
+# What the operating system and other programs keep of the RAM (estimated, as memory/fit.py's Mac reserve).
 RAM_RESERVE_MIN_BYTES = 8 * GIB
 # Largest to smallest: the builds a reader tries in turn until one fits.
 QUANT_LADDER: tuple[str, ...] = ("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "Q3_K_M", "Q2_K", "IQ2_XXS", "IQ1_S")
@@ -35,7 +36,7 @@ QUANT_LADDER: tuple[str, ...] = ("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "Q3_K_M", "
 
 @dataclass(frozen=True, slots=True)
 class OffloadSpeed:
-    """Decode tokens/s of one request (point estimate, ±20 % band as speed.py), and what limits it."""
+    """Decode tokens/s of one request (point estimate, ±20 % band as speed/estimate.py), and what limits it."""
 
     tokens_per_s: float | None
     low: float | None
@@ -192,7 +193,7 @@ def offload_speed(
 ) -> OffloadSpeed:
     """Decode tokens/s of one request for ``split``: GPU bytes a step reads ÷ (GPU bandwidth × η) + RAM bytes
     the CPU reads ÷ (RAM bandwidth × RAM_BANDWIDTH_EFFICIENCY) + llama.cpp's fixed per-layer and per-step costs
-    (step_time.py). Bytes read: non-expert weights of the layers on each side (the input embedding is one row a
+    (speed/step_time.py). Bytes read: non-expert weights of the layers on each side (the input embedding is one row a
     token), routed experts at k/E (docs/methodology.md §5.1), each side's KV cache."""
     ram_bw = ram_bandwidth_gbps or DEFAULT_RAM_BANDWIDTH_GBPS
     t = gguf_layout(spec, split.ftype)

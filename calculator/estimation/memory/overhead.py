@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from .encoder_profile import vllm_encoder_profile, with_encoder_profile
-from .engine_releases import (
+from ..engines.profiles import EngineProfile
+from ..engines.releases import (
     CUDAGRAPH_ESTIMATE_BYTES,
     VllmRelease,
     sglang_mem_fraction,
@@ -19,17 +19,17 @@ from .engine_releases import (
     vllm_activation_peak,
     vllm_release,
 )
-from .engines import EngineProfile
-from .facts import SpecFacts
+from ..facts import SpecFacts
+from ..workload import GB, GIB, MIB, Term
+from .encoder_profile import vllm_encoder_profile, with_encoder_profile
 from .kv import LLAMA_CPP_N_UBATCH
-from .workload import GB, GIB, MIB, Term
 
 # The seed page's runtime overhead: 10 % of weights + KV cache, plus 1 GB (seed 000, "So rechnen wir").
 OVERHEAD_FRACTION = 0.10
 OVERHEAD_FIXED_BYTES = 1 * GB
 # vLLM's start-up budget at `vllm serve`'s defaults on a ≥ 70 GiB GPU (8192 batched tokens, 1024 sequences): the
 # profile run's peak, non-torch memory and, from 0.20, the CUDA-graph estimate, each by release line
-# (engine_releases.py, §4.12), plus 0.61 GiB in use before vLLM starts (llm-d's H100 logs, §4.1).
+# (engines/releases.py, §4.12), plus 0.61 GiB in use before vLLM starts (llm-d's H100 logs, §4.1).
 VLLM_BATCHED_TOKENS = 8192
 VLLM_MAX_NUM_SEQS = 1024
 VLLM_PRESTART_BYTES = round(0.61 * GIB)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from models_catalog.architecture import AttentionKind, ModelSpec
 
-from .workload import Framework, LoraTargets, Optimizer
+from ..workload import Framework, LoraTargets, Optimizer
 
 _TARGET_PARTS: Mapping[LoraTargets, frozenset[str]] = {
     LoraTargets.QV: frozenset({"q", "v"}),

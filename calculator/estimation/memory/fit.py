@@ -5,8 +5,8 @@ A GPU holds what its runtime reports as total memory (CUDA's ``cudaMemGetInfo`` 
 ``pricing/data/gpu-capacity.json``) under the budget rule of the engine that runs it (docs/methodology.md §4.1–4.3,
 §4.10, §7): vLLM and SGLang fill ``--gpu-memory-utilization`` / ``--mem-fraction-static`` of it (0.9, what every
 command we hand out passes); llama.cpp and Ollama allocate what they need, up to the whole total (llama.cpp's
-estimate already carries its auto-fit margin of 1 GiB as a term, overhead.py). At most 8 GPUs share one node; a need
-beyond that takes several nodes.
+estimate already carries its auto-fit margin of 1 GiB as a term, memory/overhead.py). At most 8 GPUs share one node; a
+need beyond that takes several nodes.
 
 The reference page counted 90 % of the nameplate in decimal GB (an H100 as 80 × 10⁹ bytes):
 ``reference_gpus_needed`` keeps that rule for the methodology page's comparison.
@@ -226,7 +226,7 @@ class ParallelPlan:
     tensor_parallel: int
     pipeline_stages: int
     gpus_run: int  # tensor_parallel × pipeline_stages, ≥ memory_count
-    # GPUs that each run attention for their own requests (dp_attention.py, §4.11); 1: plain tensor parallelism.
+    # GPUs that each run attention for their own requests (engines/dp_attention.py, §4.11); 1: plain tensor parallelism.
     # When > 1 it equals gpus_run, in one stage: SGLang --tp N --dp-size N, vLLM --data-parallel-size N.
     attention_data_parallel: int = 1
 
@@ -259,11 +259,11 @@ def plan_on_instance(
     over stages (vLLM ``--pipeline-parallel-size``, SGLang ``--pp-size``), so the instance's price is the price of a
     configuration that runs.
 
-    ``fits(tp, n)``: whether each of n GPUs holds its share at tensor-parallel degree tp (placement.py: the MLA latent
-    and surplus KV heads sit on every rank). A degree whose ranks would overflow is skipped for a narrower one with
-    more stages; one stage per GPU (TP 1) always holds what gpus_needed counted.
+    ``fits(tp, n)``: whether each of n GPUs holds its share at tensor-parallel degree tp (plan/placement.py: the MLA
+    latent and surplus KV heads sit on every rank). A degree whose ranks would overflow is skipped for a narrower one
+    with more stages; one stage per GPU (TP 1) always holds what gpus_needed counted.
 
-    ``dp_fits(n)``: whether n GPUs hold the workload with data-parallel attention (placement.py, §4.11), where the
+    ``dp_fits(n)``: whether n GPUs hold the workload with data-parallel attention (plan/placement.py, §4.11), where the
     engine offers it. When the ranks' repeated cache forces a narrower degree than the heads allow, the instance runs
     data-parallel attention instead over the most GPUs (a degree the heads allow) that hold it: one stage, each GPU
     caching only its own requests."""

@@ -3,8 +3,8 @@
 
 A serving benchmark (`vllm bench serve`, SGLang's `bench_serving`) sends requests, at once or at a rate, and reports
 total and output tokens per second, time to first token (TTFT) and time per output token (TPOT). Steady decode at
-the batch limit (serving.py) is not what it measures: prompts of arriving requests are computed in the same steps as
-the decode tokens of running ones (chunked prefill, at most ``max_num_batched_tokens`` per step), at most
+the batch limit (speed/serving.py) is not what it measures: prompts of arriving requests are computed in the same steps
+as the decode tokens of running ones (chunked prefill, at most ``max_num_batched_tokens`` per step), at most
 ``max_num_seqs`` run at once, the KV cache holds only so many tokens and requests finish at different times. This
 module runs that schedule step by step, as vLLM's V1 scheduler does (vllm/v1/core/sched/scheduler.py: running
 requests first, one decode token each or their next prompt chunk, then waiting requests in arrival order while the
@@ -22,10 +22,10 @@ from statistics import mean, median
 
 from models_catalog.architecture import ModelSpec
 
-from .capacity import EngineSettings, engine_capacity
-from .engine_releases import sglang_gpu_defaults, vllm_batch_defaults, vllm_release
-from .speed import StepModel
-from .workload import Workload
+from ..engines.releases import sglang_gpu_defaults, vllm_batch_defaults, vllm_release
+from ..memory.capacity import EngineSettings, engine_capacity
+from ..workload import Workload
+from .estimate import StepModel
 
 DEFAULT_BLOCK_TOKENS = 16  # vLLM's KV-cache block (§3.7); SGLang pages by token
 
@@ -270,7 +270,7 @@ def engine_scheduler(
 ) -> Scheduler:
     """The limits ``workload.engine`` starts with on ``gpus`` GPUs of ``gpu_total_bytes``: vLLM's batch defaults of
     its release line (§4.12), SGLang's chunked-prefill size per GPU memory (§4.2), and the KV cache it sizes at
-    start-up for ``max_model_len`` (capacity.py)."""
+    start-up for ``max_model_len`` (memory/capacity.py)."""
     engine = workload.engine
     settings = EngineSettings(
         engine=engine,

@@ -8,21 +8,21 @@ from __future__ import annotations
 
 from models_catalog.architecture import ModelSpec
 
-from .dp_attention import attention_ranks, replicated_weight_bytes
-from .engine_releases import release_profile, vllm_release
-from .engines import ENGINES, EngineProfile, KvDtype, get_engine, get_kv_dtype
-from .facts import SpecFacts, spec_facts
-from .kv import KvSize, kv_size
-from .memo import per_spec
-from .overhead import engine_overhead_terms
-from .precision import (
+from ..engines.dp_attention import attention_ranks, replicated_weight_bytes
+from ..engines.profiles import ENGINES, EngineProfile, KvDtype, get_engine, get_kv_dtype
+from ..engines.releases import release_profile, vllm_release
+from ..facts import SpecFacts, spec_facts
+from ..memo import per_spec
+from ..precision import (
     PRECISIONS,
     Precision,
     get_precision,
 )
+from ..workload import Breakdown, Mode, Term, Workload
+from .kv import KvSize, kv_size
+from .overhead import engine_overhead_terms
 from .training import _training_precision, training_terms
 from .weights import vllm_mxfp4_layout_bytes, weights_detail
-from .workload import Breakdown, Mode, Term, Workload
 
 _DEFAULT_WORKLOAD = Workload()
 
@@ -135,7 +135,7 @@ def _inference_terms(
     ranks = attention_ranks(spec, engine.key, workload.attention_data_parallel)
     replicated = 0
     if ranks > 1:
-        # every rank holds the attention whole and caches only its own requests (dp_attention.py, §4.11): the
+        # every rank holds the attention whole and caches only its own requests (engines/dp_attention.py, §4.11): the
         # requests spread evenly, each rank's cache sized for its share rounded up
         per_copy = replicated_weight_bytes(facts, precision, engine.key)
         replicated = per_copy * (ranks - 1)

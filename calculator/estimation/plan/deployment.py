@@ -3,10 +3,10 @@
 A ``GpuPlan`` is a workload (precision, engine, context, requests) on GPUs of one type: the need, what one GPU holds
 for the engine (fit.budget_bytes, on the memory its runtime reports), the GPUs the memory needs, the GPUs billed (an
 instance as sold, or exactly the count), the split the engine runs on them (tensor × pipeline parallel, each rank
-holding its share, placement.py), the nodes, and the decode speed one request sees at that split. A ``MacPlan`` is
+holding its share, plan/placement.py), the nodes, and the decode speed one request sees at that split. A ``MacPlan`` is
 the same workload on a Mac: its GPU limit out of the box on the reader's macOS, whether it fits before or after
 raising ``iogpu.wired_limit_mb``, and the value to set. ``cloud_launch`` and ``mac_launch`` turn a plan and the
-weights that hold its precision (sourcing.py) into the engine's command.
+weights that hold its precision (engines/sourcing.py) into the engine's command.
 
 The model page's ranking rows and commands, the local and "can it run" verdicts, the JSON API (which renders the
 page) and the command line read these; the home and GPU pages and the FAQ read the count rule they are built on
@@ -21,7 +21,11 @@ from typing import Protocol
 
 from models_catalog.architecture import ModelSpec
 
-from .fit import (
+from ..engines.launch import LaunchConfig, launch_command
+from ..engines.sourcing import WeightsSource
+from ..memo import per_spec
+from ..memory.estimate import estimate
+from ..memory.fit import (
     DEFAULT_MACOS,
     FILL_FRACTION,
     MAX_GPUS_PER_NODE,
@@ -34,13 +38,9 @@ from .fit import (
     plan_on_instance,
     units_needed,
 )
-from .launch import LaunchConfig, launch_command
-from .memo import per_spec
-from .memory import estimate
+from ..speed.estimate import SpeedHardware, speed
+from ..workload import Workload
 from .placement import dp_attention_fit, engine_plan, rank_fit
-from .sourcing import WeightsSource
-from .speed import SpeedHardware, speed
-from .workload import Workload
 
 TENSOR_PARALLEL_LAUNCH = ("vllm", "sglang")
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from models_catalog.architecture import ModelSpec
 
-from .engine_releases import ACTIVATION_BYTES, VllmRelease
+from ..engines.releases import ACTIVATION_BYTES, VllmRelease
 
 VIDEO_MAX_FRAME_GROUPS = 7  # 14 frames ÷ the temporal patch of 2 (qwen2_vl.py _MAX_FRAMES_PER_VIDEO, 0.11 on)
 # Live tensors at a ViT block's MLP, the peak of its forward with flash attention (no seq² scores), per ViT token in

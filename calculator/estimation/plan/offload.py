@@ -14,9 +14,9 @@ Where llama.cpp puts each tensor (ggml-org/llama.cpp at commit 145b6280d6aa1890e
   weights live in host memory, the scheduler copies a layer's weights to the GPU for large batches
   (``op_offload``), which adds that copy to the GPU's compute buffer (estimated: one layer's routed experts).
 
-Bytes per tensor come from ``gguf.py`` (llama-quantize's type rules). This module places the tensors of one split;
-``offload_fit.py`` searches the splits for the best one that fits a reader's GPUs and RAM, and its decode speed.
-Pure Python, no I/O.
+Bytes per tensor come from ``memory/gguf.py`` (llama-quantize's type rules). This module places the tensors of one
+split; ``plan/offload_fit.py`` searches the splits for the best one that fits a reader's GPUs and RAM, and its decode
+speed. Pure Python, no I/O.
 """
 
 from __future__ import annotations
@@ -27,12 +27,12 @@ from enum import StrEnum
 
 from models_catalog.architecture import ModelSpec
 
-from .gguf import FTYPE_DEFAULT, Role, gguf_size, tensor_bytes, tensor_types
-from .kv import LLAMA_CPP_N_UBATCH
-from .memo import per_spec
-from .memory import estimate
-from .precision import get_precision
-from .workload import Breakdown, Workload
+from ..memo import per_spec
+from ..memory.estimate import estimate
+from ..memory.gguf import FTYPE_DEFAULT, Role, gguf_size, tensor_bytes, tensor_types
+from ..memory.kv import LLAMA_CPP_N_UBATCH
+from ..precision import get_precision
+from ..workload import Breakdown, Workload
 
 # Host-side compute buffer ("CUDA_Host compute buffer size"): ≈ 8 fp32 rows of the hidden size per ubatch token
 # (estimated from gpt-oss-120b's 47.5 MiB at ubatch 512, ollama/ollama issue #12403, 2025-09-26).

@@ -19,7 +19,7 @@ from typing import Protocol
 
 from pricing.offers import HOURS_PER_MONTH, OfferRecord, PricingKind
 
-from .fit import MAX_GPUS_PER_NODE, gpus_needed, nodes_needed
+from ..memory.fit import MAX_GPUS_PER_NODE, gpus_needed, nodes_needed
 
 DEFAULT_PRICING_KINDS: tuple[PricingKind, ...] = ("on-demand",)
 

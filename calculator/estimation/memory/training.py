@@ -1,7 +1,7 @@
 """Fine-tuning memory: LoRA, QLoRA and full fine-tuning (weights, adapters, gradients, optimizer, activations).
 
-What each term holds depends on the framework (frameworks.py): its adapter and optimizer dtypes, where checkpointed
-activations live, how the loss materialises the logits and how DeepSpeed shards or offloads model states.
+What each term holds depends on the framework (memory/frameworks.py): its adapter and optimizer dtypes, where
+checkpointed activations live, how the loss materialises the logits and how DeepSpeed shards or offloads model states.
 Sources: SOURCES.md next to this file (docs/methodology.md §6).
 """
 
@@ -10,7 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .facts import SpecFacts
+from ..facts import SpecFacts
+from ..precision import (
+    PRECISIONS,
+    Precision,
+)
+from ..workload import Framework, LoraTargets, Mode, Optimizer, Term, Workload
 from .frameworks import (
     FRAMEWORKS,
     HF_LOGIT_BYTES,
@@ -21,12 +26,7 @@ from .frameworks import (
 )
 from .frameworks import lora_targets as resolve_targets
 from .overhead import OVERHEAD_FIXED_BYTES, OVERHEAD_FRACTION
-from .precision import (
-    PRECISIONS,
-    Precision,
-)
 from .weights import weights_detail
-from .workload import Framework, LoraTargets, Mode, Optimizer, Term, Workload
 
 # Optimizer bytes per trainable parameter (§6.1): fp32 master + moments for mixed precision.
 ADAM_STATE_BYTES = 8.0  # two fp32 moments

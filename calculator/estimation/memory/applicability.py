@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .precision import get_precision
-from .workload import Mode
+from ..precision import get_precision
+from ..workload import Mode
 
 SIXTEEN_BIT_FAMILIES = frozenset({"float"})
 FOUR_BIT_KEYS = frozenset({"int4", "nf4"})

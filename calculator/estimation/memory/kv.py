@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 from models_catalog.architecture import AttentionKind, LayerGroup
 
-from .engines import EngineProfile, KvDtype
+from ..engines.profiles import EngineProfile, KvDtype
 
 # vLLM's OpenAI server on GPUs ≥ 70 GiB schedules 8192 tokens per step; the sliding-window budget covers them
 # (§3.4, §4.1 get_batch_defaults).

@@ -26,7 +26,7 @@ class EngineSpeed:
     cuda_graphs: bool  # decode steps replayed as CUDA graphs (launch costs folded into layer_us)
     layer_split: bool = False  # several GPUs run the layers one after another (llama.cpp), not tensor parallel
     prefill_ubatch: int = 8192  # tokens per prefill micro-batch: the weights are read once per micro-batch
-    # under load (batching.py): the routed experts' grouped GEMMs reach this share of the dense GEMMs' efficiency,
+    # under load (speed/batching.py): the routed experts' grouped GEMMs reach this share of the dense GEMMs' efficiency,
     # and each running sequence costs this much per decoder layer per step beyond the roofline
     moe_gemm_share: float = 1.0
     sequence_layer_us: float = 0.0

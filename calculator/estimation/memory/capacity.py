@@ -12,8 +12,8 @@ from dataclasses import dataclass, replace
 
 from models_catalog.architecture import AttentionKind, LayerGroup, ModelSpec
 
-from .encoder_profile import vllm_encoder_profile, with_encoder_profile
-from .engine_releases import (
+from ..engines.profiles import ENGINES, EngineProfile, KvDtype, get_engine, get_kv_dtype
+from ..engines.releases import (
     CUDA_CONTEXT_BYTES,
     CUDAGRAPH_ESTIMATE_BYTES,
     sglang_mem_fraction,
@@ -23,10 +23,10 @@ from .engine_releases import (
     vllm_batch_defaults,
     vllm_release,
 )
-from .engines import ENGINES, EngineProfile, KvDtype, get_engine, get_kv_dtype
+from ..workload import GIB, MIB, Workload
+from .encoder_profile import vllm_encoder_profile, with_encoder_profile
+from .estimate import estimate
 from .kv import VLLM_MAX_NUM_BATCHED_TOKENS, vllm_hybrid_pages
-from .memory import estimate
-from .workload import GIB, MIB, Workload
 
 VLLM_BLOCK_TOKENS = 16  # CacheConfig default block size (§3.7)
 # memory outside PyTorch's allocator SGLang does not count in its pool: vLLM's measured figures before 0.18 (§4.1)

@@ -1,7 +1,7 @@
 """The throughput a configuration sustains when it is a cost: the most requests at a time whose KV cache fits beside
 the weights and whose per-request speed stays at or above the reader's floor, along the speed model's batch curve
-(speed.py: one decode step reads the weights once for the whole batch, so the total grows with the batch while each
-request slows down). The break-even against a hosted API and the cost per million tokens use this point, not one
+(speed/estimate.py: one decode step reads the weights once for the whole batch, so the total grows with the batch while
+each request slows down). The break-even against a hosted API and the cost per million tokens use this point, not one
 request at a time (GLM-5.3-Flash on its cheapest configuration: 80–94 M tokens a month at one request, thousands of
 tokens per second at a hundred).
 
@@ -14,8 +14,8 @@ from dataclasses import dataclass, replace
 
 from models_catalog.architecture import ModelSpec
 
-from .speed import SpeedHardware, decode_rates, max_concurrency
-from .workload import Workload
+from ..workload import Workload
+from .estimate import SpeedHardware, decode_rates, max_concurrency
 
 # The batch sizes tried, doubling: a server's scheduler runs whatever arrives, so the curve is sampled, not solved.
 # 256 is vLLM's default --max-num-seqs below 70 GiB of GPU memory (vllm/engine/arg_utils.py, v0.11); a larger batch

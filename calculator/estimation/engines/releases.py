@@ -15,8 +15,8 @@ from typing import Protocol
 
 from models_catalog.architecture import ModelSpec
 
-from .engines import EngineProfile
-from .workload import GIB
+from ..workload import GIB
+from .profiles import EngineProfile
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,12 +40,12 @@ class VllmRelease:
     # the fused-MoE kernels' workspaces stay allocated between calls (vllm/v1/worker/workspace.py WorkspaceManager),
     # so they sit under the sampler's peak too: seen in every MoE start-up of the 0.19 logs, absent from 0.11's
     moe_workspace_kept: bool
-    # MXFP4 experts on Hopper re-laid for triton_kernels' swizzled layouts, the scales held twice (weights.py
+    # MXFP4 experts on Hopper re-laid for triton_kernels' swizzled layouts, the scales held twice (memory/weights.py
     # vllm_mxfp4_layout_bytes): vllm mxfp4_utils.py `_swizzle_mxfp4` keeps the plain strided layout on torch < 2.8.1,
     # which the wheels of 0.10–0.11.0 pin (2.8.0); from 0.11.1 they bring PyTorch 2.9
     mxfp4_swizzled: bool
     # a Qwen-VL video dummy as large as max_model_len allows (0.11 on; before, built from max_num_batched_tokens:
-    # one frame); the same lines count Qwen2.5-VL's fused gate_up (encoder_profile.py)
+    # one frame); the same lines count Qwen2.5-VL's fused gate_up (memory/encoder_profile.py)
     video_dummy_full: bool
     encoder_pixels_held: bool  # the dummy pixel tensor lives through the text profile (freed first from 0.34)
     sources: tuple[str, ...]
@@ -367,8 +367,8 @@ class LlamaCppRelease:
     key: str  # the line's first build, "b7832"
     label: str  # "llama.cpp b7832 and later"
     first_build: int
-    mla_cache: str  # engines.py EngineProfile.mla_cache: "latent" (K only) | "latent_plus_value"
-    swa_rule: str  # kv.py sliding_cells: "llama.cpp" (window + n_ubatch) | "llama.cpp-batch" (window + n_batch)
+    mla_cache: str  # engines/profiles.py EngineProfile.mla_cache: "latent" (K only) | "latent_plus_value"
+    swa_rule: str  # memory/kv.py sliding_cells: "llama.cpp" (window + n_ubatch) | "llama.cpp-batch" (window + n_batch)
     fit_margin: bool  # automatic fitting (--fit, on by default) keeps 1 GiB free per device
     flash_attention_valued: bool  # `-fa on|off|auto`; before, `-fa` was a switch
     n_cpu_moe: bool  # `--n-cpu-moe N`; before, the same placement is an `-ot` pattern
@@ -502,8 +502,8 @@ def is_mlx_release(key: str) -> bool:
 
 def release_profile(engine: EngineProfile, release: str) -> EngineProfile:
     """``engine``'s profile as release ``release`` of it allocates: llama.cpp's sliding-window and MLA caches and
-    its fit margin per line, MLX-LM's MLA cache; vLLM's and SGLang's lines change their start-up budget (overhead.py)
-    rather than the profile. The current line's profile is ``engine`` itself."""
+    its fit margin per line, MLX-LM's MLA cache; vLLM's and SGLang's lines change their start-up budget
+    (memory/overhead.py) rather than the profile. The current line's profile is ``engine`` itself."""
     if engine.key == "llama.cpp" and release:
         line = llama_cpp_release(release)
         if line is CURRENT_LLAMA_CPP:

@@ -7,9 +7,9 @@ from dataclasses import replace
 
 from models_catalog.architecture import ModelSpec
 
-from .fit import GpuLike, budget_bytes
-from .memory import estimate
-from .workload import Mode, Workload
+from ..memory.estimate import estimate
+from ..memory.fit import GpuLike, budget_bytes
+from ..workload import Mode, Workload
 
 MAX_CONTEXT_SEARCHED = 1 << 24  # 16M tokens: beyond any released model
 MAX_CONCURRENCY_SEARCHED = 1 << 16

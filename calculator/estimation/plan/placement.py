@@ -6,8 +6,8 @@ a copy of every KV head beyond their count, so more ranks add cache instead of r
 its layers and their cache, divide it. DeepSeek-V3 at 128K tokens × 16 requests (918 GB) fills 8 × H200 by that
 count, but at TP 8 each rank would hold the whole 147 GB latent beside its eighth of the weights, more than an H200
 has: the engine must run fewer ranks and more stages (TP 1 × 8 stages always holds what the count assumed), or,
-for an MLA model with routed experts, data-parallel attention over the 8 (dp_attention.py, §4.11: each GPU caches
-its own requests). Fine-tuning and layer-split engines (llama.cpp, Ollama, MLX) repeat nothing per GPU.
+for an MLA model with routed experts, data-parallel attention over the 8 (engines/dp_attention.py, §4.11: each GPU
+caches its own requests). Fine-tuning and layer-split engines (llama.cpp, Ollama, MLX) repeat nothing per GPU.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from dataclasses import replace
 
 from models_catalog.architecture import ModelSpec
 
-from .dp_attention import offers_dp_attention
-from .fit import MAX_GPUS_PER_NODE, GpuLike, ParallelPlan, budget_bytes, fits_per_gpu, tensor_parallel_degrees
-from .memory import estimate
-from .workload import Mode, Workload
+from ..engines.dp_attention import offers_dp_attention
+from ..memory.estimate import estimate
+from ..memory.fit import MAX_GPUS_PER_NODE, GpuLike, ParallelPlan, budget_bytes, fits_per_gpu, tensor_parallel_degrees
+from ..workload import Mode, Workload
 
 # Engines that split a replica by tensor parallelism (and repeat the MLA latent and surplus KV heads per rank).
 TENSOR_PARALLEL_ENGINES = frozenset({"vllm", "sglang", "tensorrt-llm"})
@@ -46,8 +46,8 @@ def rank_fit(spec: ModelSpec, workload: Workload, gpu: GpuLike) -> Callable[[int
 
 def dp_attention_fit(spec: ModelSpec, workload: Workload, gpu: GpuLike) -> Callable[[int], bool] | None:
     """``fits(n)``: whether each of n GPUs of type ``gpu`` holds its share of ``workload`` with data-parallel
-    attention (dp_attention.py: the attention whole on each, only its own requests' cache); None where the engine
-    does not offer it for this model or the workload is not inference."""
+    attention (engines/dp_attention.py: the attention whole on each, only its own requests' cache); None where the
+    engine does not offer it for this model or the workload is not inference."""
     if workload.mode is not Mode.INFERENCE or not offers_dp_attention(spec, workload.engine):
         return None
     budget = budget_bytes(gpu, workload.engine)

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from models_catalog.architecture import AttentionKind, ModelSpec
 
-from .facts import SpecFacts
-from .precision import Precision
+from ..facts import SpecFacts
+from ..precision import Precision
 
 DP_ATTENTION_ENGINES = frozenset({"vllm", "sglang"})
 

@@ -3,7 +3,7 @@ sizes what the file does not say (KV cache, overhead), and which runtimes load e
 
 from __future__ import annotations
 
-from .precision import PRECISIONS, gguf_key
+from ..precision import PRECISIONS, gguf_key
 
 # Which runtimes load a build of each format (docs/methodology.md §2 and §4).
 RUNTIMES_BY_FORMAT: dict[str, tuple[str, ...]] = {

@@ -4,7 +4,7 @@ serve it costs a month (docs/methodology.md §5.7).
 A replica is one engine on one instance (the plan the model page ranks). Under steady load it runs ``c`` requests at
 a time; every step decodes one token for each and computes the prompt chunks of arriving requests (each request
 lives ``output`` steps, so c ÷ output prompts arrive a step on average, Poisson-distributed), as the
-continuous-batching simulation does step by step (batching.py). The steps' times, from the speed model's
+continuous-batching simulation does step by step (speed/batching.py). The steps' times, from the speed model's
 ``StepModel``, give the time per output token (TPOT, the mean over a request's steps) and the time to its first token
 (TTFT: the step under way, then its own chunks), at the median or the 95th percentile. The largest ``c`` within the
 targets, the engine's sequence limit and its KV cache is the replica's capacity; the volume's peak rate over that
@@ -19,9 +19,9 @@ from datetime import date
 
 from pricing.offers import HOURS_PER_MONTH
 
-from .batching import Scheduler
+from ..speed.batching import Scheduler
+from ..speed.estimate import StepModel
 from .cost import ApiPrice, TrafficMix, api_cost_per_million_output
-from .speed import StepModel
 
 SECONDS_PER_MONTH = HOURS_PER_MONTH * 3600
 TOKENS_PER_MILLION = 1_000_000

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from models_catalog.architecture import ModelSpec
 
-from .facts import SpecFacts, spec_facts
-from .gguf import gguf_size
-from .memo import per_spec
-from .precision import (
+from ..facts import SpecFacts, spec_facts
+from ..memo import per_spec
+from ..precision import (
     NF4_DOUBLE_QUANT_BITS,
     Precision,
     get_precision,
     weight_bits_total,
 )
+from .gguf import gguf_size
 
 
 def weight_bytes(facts: SpecFacts, precision: Precision, *, load_mtp: bool, variant: str = "") -> int:
@@ -41,7 +41,7 @@ def _weights_detail(facts: SpecFacts, precision: Precision, load_mtp: bool, vari
 
 
 def _gguf_detail(facts: SpecFacts, ftype: str) -> tuple[int, float, int]:
-    """A GGUF build, tensor by tensor (gguf.py): the text file plus the separate mmproj file a vision model loads
+    """A GGUF build, tensor by tensor (memory/gguf.py): the text file plus the separate mmproj file a vision model loads
     with it. Multi-token-prediction layers are not in the file whatever ``load_mtp`` says (the converters drop
     them)."""
     size = gguf_size(facts.spec, ftype)

@@ -20,7 +20,7 @@ from enum import Enum
 
 from models_catalog.architecture import AttentionKind, ModelSpec
 
-from .memo import per_spec
+from ..memo import per_spec
 
 # (bytes per block, values per block) of each ggml type (ggml-common.h block structs)
 GGML_BLOCKS: Mapping[str, tuple[int, int]] = {

@@ -8,8 +8,8 @@ test_launch.py; SOURCES.md "Launch commands"):
 - llama.cpp ``llama-server`` (ggml-org/llama.cpp ``common/arg.cpp`` at commit 145b6280d6aa1890e22457143dad0badb3fd6820);
 - Ollama Modelfile ``PARAMETER num_ctx`` / ``num_gpu`` (ollama ``docs/modelfile.md``) and the server's
   ``OLLAMA_NUM_PARALLEL`` / ``OLLAMA_KV_CACHE_TYPE`` / ``OLLAMA_FLASH_ATTENTION`` (``envconfig/config.go``);
-- mlx-lm ``mlx_lm.server`` (ml-explore/mlx-lm ``mlx_lm/server.py``) and ``sudo sysctl iogpu.wired_limit_mb`` (fit.py).
-Every model id and path is quoted for a POSIX shell (``shlex.quote``). Pure Python, no I/O.
+- mlx-lm ``mlx_lm.server`` (ml-explore/mlx-lm ``mlx_lm/server.py``) and ``sudo sysctl iogpu.wired_limit_mb``
+(memory/fit.py). Every model id and path is quoted for a POSIX shell (``shlex.quote``). Pure Python, no I/O.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from .engine_releases import llama_cpp_release
+from .releases import llama_cpp_release
 
 ENGINES = ("vllm", "sglang", "llama.cpp", "ollama", "mlx")
-# KV-cache dtype keys (engines.py) → each engine's spelling
+# KV-cache dtype keys (engines/profiles.py) → each engine's spelling
 _VLLM_KV = {"fp8": "fp8", "fp8_e4m3": "fp8_e4m3", "fp8_e5m2": "fp8_e5m2"}
 _SGLANG_KV = {"fp8": "fp8_e4m3", "fp8_e4m3": "fp8_e4m3", "fp8_e5m2": "fp8_e5m2"}
 _LLAMA_KV = {"q8_0": "q8_0", "q4_0": "q4_0", "fp8": "q8_0", "int8": "q8_0"}
@@ -30,9 +30,9 @@ _LLAMA_KV = {"q8_0": "q8_0", "q4_0": "q4_0", "fp8": "q8_0", "int8": "q8_0"}
 class LaunchConfig:
     """One configuration to run. ``model``: a Hub id or local folder (vLLM, SGLang, MLX), a GGUF path or, with
     ``from_hub``, "<repo>:<quant>" (llama.cpp), what an Ollama Modelfile's FROM names; ``quantization``: the engine's
-    on-the-fly method for a 16-bit checkpoint ("fp8", "bitsandbytes"; sourcing.py), ``prepare``: the shell lines
+    on-the-fly method for a 16-bit checkpoint ("fp8", "bitsandbytes"; engines/sourcing.py), ``prepare``: the shell lines
     that make the weights first (a conversion); ``offload``: llama.cpp's placement ("gpu", "experts_cpu",
-    "n_cpu_moe", "layers") with ``gpu_layers`` / ``cpu_moe_layers`` (offload.py's OffloadSplit fields)."""
+    "n_cpu_moe", "layers") with ``gpu_layers`` / ``cpu_moe_layers`` (plan/offload.py's OffloadSplit fields)."""
 
     engine: str
     model: str
@@ -48,16 +48,16 @@ class LaunchConfig:
     cpu_moe_layers: int = 0
     mmproj: str = ""  # path of the vision projector file
     draft_model: str = ""  # draft model (llama.cpp -md, mlx-lm --draft-model)
-    wired_limit_mb: int | None = None  # Macs: the sysctl value fit.py's apple_fit gives when raising is needed
+    wired_limit_mb: int | None = None  # Macs: the sysctl value memory/fit.py's apple_fit gives when raising is needed
     pipeline_parallel: int = 1  # pipeline stages (vLLM --pipeline-parallel-size, SGLang --pp-size)
     from_hub: bool = False  # llama.cpp: ``model`` is "<repo>:<quant>", downloaded with -hf
     nodes: int = 1  # machines one replica spans (vLLM over a Ray cluster, SGLang --nnodes)
-    # GPUs that each run attention for their own requests (dp_attention.py): vLLM --data-parallel-size N
+    # GPUs that each run attention for their own requests (engines/dp_attention.py): vLLM --data-parallel-size N
     # --enable-expert-parallel (one engine per GPU, --max-num-seqs each), SGLang --tp N --dp-size N
     # --enable-dp-attention (--max-running-requests for all of them)
     attention_data_parallel: int = 1
     prepare: tuple[str, ...] = ()  # shell lines run before everything else (sourcing.WeightsSource.prepare)
-    engine_release: str = ""  # the engine's release line (engine_releases.py): llama.cpp's flags follow it
+    engine_release: str = ""  # the engine's release line (engines/releases.py): llama.cpp's flags follow it
 
 
 @dataclass(frozen=True, slots=True)

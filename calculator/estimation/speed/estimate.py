@@ -2,7 +2,7 @@
 
 Decode step time = max(bytes read ÷ achieved bandwidth, FLOPs ÷ achieved FLOPs) + decoder layers × a fixed
 per-layer cost (+ a per-MoE-layer cost) + a per-step engine cost + tensor-parallel all-reduces (or
-expert-parallel all-to-alls) per layer (``step_time.py``). Bytes read are the weights a step actually touches
+expert-parallel all-to-alls) per layer (``speed/step_time.py``). Bytes read are the weights a step actually touches
 (for MoE the distinct experts the batch routes to, §5.1) plus the KV cache of every sequence. Prefill reads the
 weights once per micro-batch and is compute bound beyond that. Every result is marked estimated; a GPU without a
 bandwidth or FLOPs figure yields ``None`` for what needs it and names the missing figure in ``missing``.
@@ -15,11 +15,12 @@ from typing import Protocol, cast
 
 from models_catalog.architecture import AttentionKind, ModelSpec
 
-from .dp_attention import attention_ranks, replicated_weight_bytes
-from .facts import spec_facts
-from .fit import GpuLike, budget_bytes
-from .memory import estimate
-from .precision import PRECISIONS, get_precision
+from ..engines.dp_attention import attention_ranks, replicated_weight_bytes
+from ..facts import spec_facts
+from ..memory.estimate import estimate
+from ..memory.fit import GpuLike, budget_bytes
+from ..precision import PRECISIONS, get_precision
+from ..workload import Workload
 from .step_time import (
     EXPERT_IMBALANCE,
     EngineSpeed,
@@ -29,7 +30,6 @@ from .step_time import (
     engine_speed,
     link_for,
 )
-from .workload import Workload
 
 # The band shown around the point estimate: the validation target for decode per request (±25 %, issue 16),
 # rounded to ±20 % for the range readers see.
@@ -416,7 +416,7 @@ class StepModel:
     """The cost of one engine step that mixes decode tokens and prefill chunks, from the same parts as ``speed``
     (weights read once per step, each sequence's cache read, FLOPs at the engine's decode or prefill efficiency,
     fixed costs, the all-reduces between tensor-parallel ranks); built once by ``step_model`` so a request-level
-    simulation (batching.py) can ask for thousands of steps."""
+    simulation (speed/batching.py) can ask for thousands of steps."""
 
     weights_bytes: float  # dense weights one GPU reads per step (the replicated part whole)
     expert_bytes: float  # all routed experts one GPU holds
