@@ -6,7 +6,7 @@ MANAGE := $(BIN)python manage.py
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run serve-prod worker beat migrate data test test-fast check lint typecheck format messages bench bench-quick wrk clean
+.PHONY: install run serve-prod worker beat migrate data test test-fast check shape lint typecheck format messages bench bench-quick wrk clean
 
 # Creates the virtualenv and installs the project with its test tools (re-runs when pyproject.toml changes).
 $(VENV)/.installed: pyproject.toml
@@ -67,7 +67,7 @@ format: install
 	$(BIN)ruff format .
 	$(BIN)ruff check --fix .
 
-check: lint typecheck test
+check: shape lint typecheck test
 	$(MANAGE) makemigrations --check --dry-run
 	$(MANAGE) check
 
@@ -112,3 +112,8 @@ lighthouse: install
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache test-artifacts bench/lighthouse/node_modules .mypy_cache
+
+# The shape of the code (largest modules, longest functions, long template lines, `type: ignore`): printed by
+# `make check`; `scripts/shape_report.py --strict` fails on a broken limit (CONTRIBUTING.md "Shape").
+shape:
+	$(BIN)python scripts/shape_report.py

@@ -134,7 +134,7 @@ class CalculatorState:
     concurrency: int = 1
     context: int = 8192
     kv: str = "fp16"
-    release: str = CURRENT_VLLM.key  # vLLM release line (engine_releases.py): what start-up memory it subtracts
+    release: str = CURRENT_VLLM.key  # vLLM release line (engines/releases.py): what start-up memory it subtracts
     sglang: str = CURRENT_SGLANG.key  # SGLang release line: its default memory reserve
     llamacpp: str = CURRENT_LLAMA_CPP.key  # llama.cpp release line: its caches, fit margin and flags
     mlx_lm: str = CURRENT_MLX.key  # MLX-LM release line: its MLA cache

@@ -2,8 +2,10 @@
 
 - ``profiles``: each engine's fixed profile (vLLM, SGLang, llama.cpp, Ollama, MLX, Transformers) and the KV-cache
   dtypes it offers.
-- ``releases``: the table of each engine's release lines and the rules that changed between them (start-up budget,
-  batch defaults, reserves, cache layouts); parses a release a reader names.
+- ``releases``: every engine's release lines in one table (the names importers read), the line a release belongs to
+  and its label; the lines themselves, with the rules that changed between them, in ``vllm_lines`` (start-up budget,
+  batch defaults), ``sglang_lines`` (the static-memory reserve) and ``local_lines`` (llama.cpp and MLX-LM caches);
+  ``versions`` reads release numbers.
 - ``dp_attention``: data-parallel attention for MLA mixture-of-experts models (which weights every rank holds).
 - ``builds``: published builds (GGUF, MLX, AWQ, FP8 …): the precision each sizes and the runtimes that load it.
 - ``sourcing``: where a command's weights come from (the model's repository, a published build, a conversion).
