@@ -6,12 +6,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from calculator.estimation import GB
-
-if TYPE_CHECKING:  # the context section builds its chart with this module
-    from calculator.page.context import BudgetLine, ContextPoint
 
 WIDTH, HEIGHT = 640, 300
 LEFT, RIGHT, TOP, BOTTOM = 64, 16, 16, 40
@@ -20,6 +17,26 @@ FRAME = (WIDTH, HEIGHT, LEFT, WIDTH - RIGHT, TOP, HEIGHT - BOTTOM)  # width, hei
 # (a label's baseline a third of its 12-unit height below it), x labels below the plot, line labels just above
 # their line at its right end.
 Y_LABEL_GAP, LABEL_BASELINE, X_LABEL_DROP, LINE_LABEL_GAP = 6, 4, 18, 4
+
+
+class ChartPoint(Protocol):
+    """A point of the memory-against-context curve, as the chart reads it (the page's context section has them)."""
+
+    @property
+    def context(self) -> int: ...
+
+    @property
+    def total_bytes(self) -> int: ...
+
+
+class ChartBudget(Protocol):
+    """A budget line on that chart: what some hardware offers, as the chart reads it."""
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def usable_bytes(self) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +105,7 @@ def _nice_step(span: float) -> float:
     return 10 * magnitude
 
 
-def context_chart(points: Sequence[ContextPoint], budgets: Sequence[BudgetLine]) -> Chart | None:
+def context_chart(points: Sequence[ChartPoint], budgets: Sequence[ChartBudget]) -> Chart | None:
     """Memory against context length (log scale), with budget lines for common hardware that fall in range."""
     if len(points) < 2:
         return None

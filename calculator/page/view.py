@@ -12,7 +12,6 @@ from django.http import HttpRequest, QueryDict
 from django.template.loader import render_to_string
 from markupsafe import Markup, escape
 
-from calculator.hardware import Hardware
 from calculator.page.basis import PageBasis, kept_section, page_basis
 from calculator.page.compose import (
     FRAGMENT_READS,
@@ -23,6 +22,7 @@ from calculator.page.compose import (
     LazyModelPage,
     ModelPage,
 )
+from calculator.page.machines import Hardware
 from calculator.state import PRESET_CONTEXTS, CalculatorState, Ignored, PageChoices, parse_state, state_query
 from models_catalog.architecture import SpecNote
 from models_catalog.models import Model

@@ -181,3 +181,43 @@ def test_shared_web_helpers_import_no_project_code():
         for module in imported_modules(path):
             top = module.split(".")[0]
             assert top not in {"config", "calculator", "models_catalog", "pricing"}, f"{path.name} imports {module}"
+
+
+# The model page (calculator/page/) sits below the calculator's other modules: what it imports from the calculator
+# outside itself and the core must not import the page back (calculator.hardware builds on the page; the charts are
+# drawn for it). An import under TYPE_CHECKING counts: a type-only circle is still a circle.
+PAGE = ROOT / "calculator" / "page"
+
+
+def calculator_module_path(module: str) -> Path | None:
+    """The file of a calculator module named by an import, or None for a name inside one or outside the project."""
+    where = ROOT / Path(*module.split("."))
+    for path in (where.with_suffix(".py"), where / "__init__.py"):
+        if path.exists():
+            return path
+    return None
+
+
+def imports_the_page(module: str) -> bool:
+    return module == "calculator.page" or module.startswith("calculator.page.")
+
+
+@pytest.mark.parametrize("path", sorted(PAGE.glob("*.py")), ids=lambda p: p.name)
+def test_the_page_imports_nothing_that_imports_the_page(path):
+    for module in imported_modules(path):
+        if (
+            module.split(".")[0] != "calculator"
+            or imports_the_page(module)
+            or module.startswith("calculator.estimation")
+        ):
+            continue
+        target = calculator_module_path(module)
+        if target is None:
+            continue
+        back = sorted(m for m in imported_modules(target) if imports_the_page(m))
+        assert not back, f"page/{path.name} imports {module}, which imports {back[0]} (the page, upward)"
+
+
+def test_the_charts_and_the_context_section_form_no_circle():
+    assert not any(imports_the_page(m) for m in imported_modules(ROOT / "calculator" / "charts.py"))
+    assert "calculator.hardware" not in imported_modules(PAGE / "view.py")
