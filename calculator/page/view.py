@@ -13,16 +13,16 @@ from django.template.loader import render_to_string
 from markupsafe import Markup, escape
 
 from calculator.page.basis import PageBasis, kept_section, page_basis
-from calculator.page.compose import (
+from calculator.page.compose import ModelPage
+from calculator.page.machines import Hardware
+from calculator.page.sections import (
+    DEFERRED_SECTIONS,
     FRAGMENT_READS,
     MARKDOWN_PARTIALS,
     OUT_OF_BAND,
     PAGE_READS,
     PARTIALS,
-    LazyModelPage,
-    ModelPage,
 )
-from calculator.page.machines import Hardware
 from calculator.state import PRESET_CONTEXTS, CalculatorState, Ignored, PageChoices, parse_state, state_query
 from models_catalog.architecture import SpecNote
 from models_catalog.models import Model
@@ -35,12 +35,11 @@ from web.rig import MACOS_FIELD, RIG_FIELDS, remembered_rig
 BASIS_SECTIONS = (("facts_html", "calculator/_model_facts.html"), ("similar_html", "calculator/_similar.html"))
 # Long blocks few readers open: the page carries a placeholder that loads each when it scrolls into view (the
 # fragment ``?…&section=<name>``) and, without JavaScript, links to the page with the block in it (``show=<name>``).
-# The JSON and Markdown twins always carry them.
+# The JSON and Markdown twins always carry them. The deferred sections say so in their records (sections.py).
 DEFERRED = {
     "more-gpus": "calculator/_gpus_more.html",  # the ranking past its first RANKING_SHOWN rows
     "providers": "calculator/_providers.html",
-    "builds": "calculator/_builds.html",  # only for a model with published builds (a section of its own)
-    "faq": "calculator/_faq.html",
+    **DEFERRED_SECTIONS,  # the published builds (only for a model with builds of a known size) and the FAQ
     # the tables of the model's facts and their sources, inside their disclosures: loaded when opened (or, open,
     # when scrolled to); they read no input, so their URLs carry none
     "param-table": "calculator/_param_table.html",
@@ -69,7 +68,7 @@ class ModelPageView:
     facts: ModelFacts
     base_url: str
     similar: tuple[SimilarModel, ...]
-    page: ModelPage | LazyModelPage | None  # None when the model cannot be sized (``unsizable`` says why)
+    page: ModelPage | None  # None when the model cannot be sized (``unsizable`` says why)
     unsizable: str = ""
     compare_url: str = ""
     state: CalculatorState | None = None
@@ -117,7 +116,7 @@ def model_page_view(request: HttpRequest, model: Model) -> ModelPageView:
         facts,
         base_url,
         basis.similar,
-        LazyModelPage(sources.inputs(parsed.state)),  # each section built when a rendering first reads it
+        ModelPage(sources.inputs(parsed.state)),  # each section built when a rendering first reads it
         compare_url=basis.compare_url,
         state=parsed.state,
         choices=choices,
@@ -146,7 +145,7 @@ def _deferred_urls(base_url: str, joined: str, name: str) -> DeferredUrls:
     )
 
 
-# Each kept section's HTML, per its partial, the values of the inputs it reads (compose.Section.reads), the blocks
+# Each kept section's HTML, per its partial, the values of the inputs it reads (sections.Section.reads), the blocks
 # the page defers, the model, the day (prices shown as stale or current) and the catalog and price generations: a
 # change of any other input renders the page with the kept HTML of every section that does not read it.
 SECTION_HTML: Kept[str] = Kept(

@@ -1,33 +1,39 @@
-"""Every section of the model page (calculator/page/compose.py, SECTIONS) has all three renderings: its field of
-ModelPage, its member of the API's estimate JSON and its block of the Markdown twin, in both languages.
+"""Every section of the model page (calculator/page/sections.py, SECTIONS) has all its renderings, as its record
+declares them: its value on ModelPage, its partial, its members of the API's estimate JSON and its block of the
+Markdown twin, in both languages.
 
-A section added to SECTIONS without its JSON member or its Markdown partial fails here.
+A record whose partial, JSON form or Markdown partial is missing fails here.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import fields
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from django.http import QueryDict
 from django.template.loader import render_to_string
 from django.test import RequestFactory
 from django.utils import translation
 
-from calculator.api.estimate import JSON_MEMBER
 from calculator.formatting import format_gb
-from calculator.page import SECTIONS, ModelPage
-from calculator.page.compose import MARKDOWN_PARTIALS
+from calculator.page import SECTIONS, model_page
+from calculator.page.basis import page_basis
+from calculator.page.sections import MARKDOWN_PARTIALS, PARTIALS
 from calculator.page.view import model_page_view
+from calculator.state import parse_state
 from models_catalog import selectors, services
 from tests.models_catalog.html import parse
 
 SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
 MODELS = ["zai-org/GLM-5.3-Flash", "meta-llama/Llama-3.1-8B-Instruct"]
-MARKDOWN_DIR = Path(__file__).resolve().parents[2] / "templates" / "calculator" / "md"
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+MARKDOWN_DIR = TEMPLATES / "calculator" / "md"
+# What the estimate says before its sections: the model, the parameters asked for and the setting computed for
+ESTIMATE_HEAD = ["model", "parameters", "setting"]
 
 pytestmark = pytest.mark.django_db
 
@@ -69,12 +75,14 @@ def _section_blocks(language: str, hub_id: str) -> dict[str, str]:
         }
 
 
-def test_every_section_is_a_field_of_the_model_page_in_page_order():
-    names = [f.name for f in fields(ModelPage)]
-    sections = [s.name for s in SECTIONS]
-    assert set(sections) <= set(names)
-    assert [name for name in names if name in sections] == sections
-    assert len(set(sections)) == len(sections)
+def test_every_section_has_one_record_with_its_own_name_and_partials():
+    names = [s.name for s in SECTIONS]
+    assert len(set(names)) == len(names)
+    for section in SECTIONS:
+        assert section.template == "" if section.place == "within" else (TEMPLATES / section.template).is_file()
+        assert section.markdown == f"calculator/md/_{section.name}.md"
+    # the results fragment includes the partials of the sections in the results, in page order
+    assert tuple(s.template for s in SECTIONS if s.place == "results") == PARTIALS
 
 
 def test_there_is_one_markdown_partial_per_section_and_no_other():
@@ -83,11 +91,30 @@ def test_there_is_one_markdown_partial_per_section_and_no_other():
     assert len(MARKDOWN_PARTIALS) == len(SECTIONS)
 
 
+def _written_members(hub_id: str) -> dict[str, set[str]]:
+    """The members each section's JSON form writes for the model's page at the default state."""
+    model = selectors.model_by_hub_id(hub_id)
+    assert model is not None
+    sources = page_basis(model, datetime.now(UTC).date()).sources
+    assert sources is not None
+    page = model_page(sources.inputs(parse_state(QueryDict(""), sources.choices).state))
+    written: dict[str, set[str]] = {}
+    for section, value in page.sections():
+        members = set(section.json(value, page.work))
+        assert members, f"{section.name}: its JSON form writes nothing"
+        taken = [name for name, earlier in written.items() if earlier & members]
+        assert not taken, f"{section.name} writes a member {taken[0]} writes too"
+        written[section.name] = members
+    return written
+
+
 @pytest.mark.parametrize("hub_id", MODELS)
 def test_the_estimate_json_has_a_member_for_every_section(client, seed_site, hub_id):
     data = _estimate(client, hub_id)
-    missing = [s.name for s in SECTIONS if JSON_MEMBER.get(s.name, s.name) not in data]
-    assert missing == []
+    written = _written_members(hub_id)
+    assert list(written) == [s.name for s in SECTIONS]
+    assert set(data) == set(ESTIMATE_HEAD).union(*written.values())  # the estimate is its sections and no more
+    assert written["rows"] == {"breakdown"} and written["faq"] == {"faq"}
     assert [item["key"] for item in data["faq"]] == [
         "vram",
         "cheapest",
@@ -110,7 +137,7 @@ def test_an_inline_config_estimate_has_every_section_too(client, seed_site, hub_
     response = client.post("/api/v1/estimate", json.dumps(body), content_type="application/json")
     assert response.status_code == 200, response.content[:500]
     data = json.loads(response.content)
-    assert [s.name for s in SECTIONS if JSON_MEMBER.get(s.name, s.name) not in data] == []
+    assert set(data) == set(ESTIMATE_HEAD).union(*_written_members(hub_id).values())
     assert data["faq"][0]["question"] == "How much VRAM does this model need?"
 
 

@@ -1,4 +1,4 @@
-"""Each kept section's HTML depends on the inputs it declares (calculator/page/compose.py, Section.reads) and on no
+"""Each kept section's HTML depends on the inputs it declares (calculator/page/sections.py, Section.reads) and on no
 other: the page keeps it per their values (calculator/page/view.py, kept_sections), so a wrong declaration would
 serve one state's section on another state's page.
 
@@ -15,7 +15,7 @@ from django.template.loader import render_to_string
 from django.test import RequestFactory
 from django.utils import translation
 
-from calculator.page.compose import PAGE_READS, SECTION_READS
+from calculator.page.sections import PAGE_READS, SECTION_READS
 from calculator.page.view import STATE_SLOT, kept_context, kept_sections, model_page_view
 from calculator.state import FIELD_NAMES
 from models_catalog import selectors, services
@@ -118,7 +118,7 @@ def test_a_change_of_an_input_a_section_reads_reaches_the_page(site):
 
 
 def test_a_section_whose_html_is_kept_is_not_computed_again(site):
-    """The page's sections are built when a rendering first reads them (compose.LazyModelPage): after one page, a
+    """The page's sections are built when a rendering first reads them (compose.ModelPage): after one page, a
     change of the traffic mix builds the break-even section again but not the matrix, the builds, the context chart
     or the inverse question, whose kept HTML does not read it."""
     hub_id = MODELS[0]
