@@ -60,135 +60,190 @@ def faq_section(
     """The questions in page order; ``needs`` holds the need of every mode and generic precision (the matrix),
     ``released`` inference at the precision the model ships in (which leads where it is not 16-bit), whose cheapest
     configuration answers "what is the cheapest GPU" whatever mode or precision the page is set to."""
-    cheapest = released.cheapest
+    figures = _figures(setting, needs, released, gpus)
     name = name or gettext("this model")
-    fp16, int8, int4 = (needs[(Mode.INFERENCE, p)] for p in ("fp16", "int8", "int4"))
-    narrower_release = released.precision != "fp16"
-    lora, qlora, full = needs[(Mode.LORA, "fp16")], needs[(Mode.QLORA, "int4")], needs[(Mode.FULL, "fp16")]
+    smallest_mac = next((m for m in local.macs if m.verdict != "no"), None)
+    return Faq(
+        items=(
+            FaqItem("vram", gettext("How much VRAM does %(name)s need?") % {"name": name}, _vram(figures)),
+            FaqItem("cheapest", gettext("What is the cheapest GPU for %(name)s?") % {"name": name}, _cheapest(figures)),
+            FaqItem(
+                "finetune", gettext("Can I fine-tune %(name)s on a single GPU?") % {"name": name}, _finetune(figures)
+            ),
+            FaqItem("h100", gettext("Does %(name)s fit on one H100 80GB?") % {"name": name}, _h100(figures)),
+            FaqItem("count", gettext("How many GPUs do I need for %(name)s?") % {"name": name}, _count(figures)),
+            FaqItem("mac", gettext("Does %(name)s run on a Mac?") % {"name": name}, _mac_answer(smallest_mac)),
+            _precision_item(figures),
+            *([_serve_item(name, plan)] if plan is not None else []),
+            _engine_item(),
+        ),
+        smallest_mac=smallest_mac,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Figures:
+    """What the answers read: the needs of inference at each generic precision and of each way to fine-tune, the
+    release's card, the setting's engine, context and requests in words, and the GPU types asked about."""
+
+    engine: str
+    fp16: int
+    int8: int
+    int4: int
+    lora: int
+    qlora: int
+    full: int
+    released: PrecisionCard
+    usable_80: int  # what one H100 80GB offers the engine
+    context: str
+    requests: str
+    count_gpus: tuple[GpuSpec, ...]  # the GPU types "how many GPUs" answers for
+
+    @property
+    def narrower_release(self) -> bool:
+        """Released at a narrower precision than 16 bits: the answers lead with it."""
+        return self.released.precision != "fp16"
+
+
+def _figures(
+    setting: Setting, needs: dict[tuple[Mode, str], int], released: PrecisionCard, gpus: Sequence[GpuSpec]
+) -> _Figures:
     by_slug = {g.slug: g for g in gpus}
     asked = by_slug.get(ASKED_GPU) or gpu_by_slug(ASKED_GPU)
     assert asked is not None, "the GPU catalog has the H100"
-    usable_80 = budget_bytes(asked, setting.engine)
-    context, requests = tokens_label(setting.context), requests_phrase(setting.concurrency)
-    smallest_mac = next((m for m in local.macs if m.verdict != "no"), None)
+    return _Figures(
+        engine=setting.engine,
+        fp16=needs[(Mode.INFERENCE, "fp16")],
+        int8=needs[(Mode.INFERENCE, "int8")],
+        int4=needs[(Mode.INFERENCE, "int4")],
+        lora=needs[(Mode.LORA, "fp16")],
+        qlora=needs[(Mode.QLORA, "int4")],
+        full=needs[(Mode.FULL, "fp16")],
+        released=released,
+        usable_80=budget_bytes(asked, setting.engine),
+        context=tokens_label(setting.context),
+        requests=requests_phrase(setting.concurrency),
+        count_gpus=tuple(by_slug[slug] for slug in COUNT_GPUS if slug in by_slug),
+    )
 
+
+def _vram(f: _Figures) -> str:
     vram = gettext(
         "About %(fp16)s at FP16, %(int8)s at INT8 and %(int4)s at INT4, with %(context)s tokens of context and "
         "%(requests)s. Longer context and more parallel requests add KV cache on top."
     ) % {
-        "fp16": format_gb(fp16),
-        "int8": format_gb(int8),
-        "int4": format_gb(int4),
-        "context": context,
-        "requests": requests,
+        "fp16": format_gb(f.fp16),
+        "int8": format_gb(f.int8),
+        "int4": format_gb(f.int4),
+        "context": f.context,
+        "requests": f.requests,
     }
-    if narrower_release:
-        released_need = gettext("About %(need)s at %(precision)s, the precision it is released in.") % {
-            "need": format_gb(released.need_bytes),
-            "precision": released.label,
-        }
-        vram = f"{released_need} {vram}"
+    if not f.narrower_release:
+        return vram
+    released_need = gettext("About %(need)s at %(precision)s, the precision it is released in.") % {
+        "need": format_gb(f.released.need_bytes),
+        "precision": f.released.label,
+    }
+    return f"{released_need} {vram}"
 
-    if cheapest is not None:
-        cheapest_answer = gettext(
-            "At %(precision)s as released: %(count)s × %(gpu)s at %(provider)s, for about %(hour)s per hour "
-            "(%(month)s per month around the clock), with %(context)s tokens of context and %(requests)s."
-        ) % {
-            "precision": released.label,
-            "count": cheapest.instance_gpus,  # the GPUs billed: the price is the instance's
-            "gpu": cheapest.gpu_name,
-            "provider": cheapest.provider_name,
-            "hour": format_money(cheapest.per_hour_rounded),
-            "month": format_money(cheapest.per_month_rounded, 0),
-            "context": context,
-            "requests": requests,
-        }
-        if cheapest.offer.captured_at:
-            seen = gettext("Price seen %(date)s; prices change often.") % {
-                "date": format_day(cheapest.offer.captured_at)
-            }
-            cheapest_answer = f"{cheapest_answer} {seen}"
+
+def _cheapest(f: _Figures) -> str:
+    cheapest = f.released.cheapest
+    if cheapest is None:
+        return gettext("No offer we know of holds it on one node of 8 GPUs at these settings.")
+    answer = gettext(
+        "At %(precision)s as released: %(count)s × %(gpu)s at %(provider)s, for about %(hour)s per hour "
+        "(%(month)s per month around the clock), with %(context)s tokens of context and %(requests)s."
+    ) % {
+        "precision": f.released.label,
+        "count": cheapest.instance_gpus,  # the GPUs billed: the price is the instance's
+        "gpu": cheapest.gpu_name,
+        "provider": cheapest.provider_name,
+        "hour": format_money(cheapest.per_hour_rounded),
+        "month": format_money(cheapest.per_month_rounded, 0),
+        "context": f.context,
+        "requests": f.requests,
+    }
+    if not cheapest.offer.captured_at:
+        return answer
+    seen = gettext("Price seen %(date)s; prices change often.") % {"date": format_day(cheapest.offer.captured_at)}
+    return f"{answer} {seen}"
+
+
+def _finetune(f: _Figures) -> str:
+    if f.qlora <= f.usable_80:
+        qlora = gettext("Yes, with QLoRA: about %(qlora)s fits one 80 GB GPU.") % {"qlora": format_gb(f.qlora)}
     else:
-        cheapest_answer = gettext("No offer we know of holds it on one node of 8 GPUs at these settings.")
+        qlora = gettext("Not on one 80 GB GPU: even QLoRA needs about %(qlora)s.") % {"qlora": format_gb(f.qlora)}
+    others = gettext("LoRA needs about %(lora)s, full fine-tuning about %(full)s.") % {
+        "lora": format_gb(f.lora),
+        "full": format_gb(f.full),
+    }
+    return f"{qlora} {others}"
 
-    if qlora <= usable_80:
-        qlora_answer = gettext("Yes, with QLoRA: about %(qlora)s fits one 80 GB GPU.") % {"qlora": format_gb(qlora)}
-    else:
-        qlora_answer = gettext("Not on one 80 GB GPU: even QLoRA needs about %(qlora)s.") % {"qlora": format_gb(qlora)}
-    finetune = "{} {}".format(
-        qlora_answer,
-        gettext("LoRA needs about %(lora)s, full fine-tuning about %(full)s.")
-        % {"lora": format_gb(lora), "full": format_gb(full)},
-    )
 
-    if fp16 <= usable_80:
-        h100 = gettext("Yes, even at FP16 (about %(need)s).") % {"need": format_gb(fp16)}
-    elif narrower_release and released.need_bytes <= usable_80:
-        h100 = gettext("Yes, at %(precision)s as released (about %(need)s).") % {
+def _h100(f: _Figures) -> str:
+    released = f.released
+    if f.fp16 <= f.usable_80:
+        return gettext("Yes, even at FP16 (about %(need)s).") % {"need": format_gb(f.fp16)}
+    if f.narrower_release and released.need_bytes <= f.usable_80:
+        return gettext("Yes, at %(precision)s as released (about %(need)s).") % {
             "precision": released.label,
             "need": format_gb(released.need_bytes),
         }
-    elif int4 <= usable_80 and narrower_release:
-        h100 = gettext("At INT4, yes (about %(need)s); at %(precision)s as released it needs about %(released)s.") % {
-            "need": format_gb(int4),
+    if f.int4 <= f.usable_80 and f.narrower_release:
+        return gettext("At INT4, yes (about %(need)s); at %(precision)s as released it needs about %(released)s.") % {
+            "need": format_gb(f.int4),
             "precision": released.label,
             "released": format_gb(released.need_bytes),
         }
-    elif int4 <= usable_80:
-        h100 = gettext("At INT4, yes (about %(need)s); at FP16 it needs about %(fp16)s.") % {
-            "need": format_gb(int4),
-            "fp16": format_gb(fp16),
+    if f.int4 <= f.usable_80:
+        return gettext("At INT4, yes (about %(need)s); at FP16 it needs about %(fp16)s.") % {
+            "need": format_gb(f.int4),
+            "fp16": format_gb(f.fp16),
         }
-    else:
-        h100 = gettext("No. Even at INT4 it needs about %(need)s, so you need several GPUs.") % {
-            "need": format_gb(int4)
-        }
+    return gettext("No. Even at INT4 it needs about %(need)s, so you need several GPUs.") % {"need": format_gb(f.int4)}
 
-    # counted at the precision the model is released in (FP16 for a 16-bit release)
+
+def _count(f: _Figures) -> str:
+    """Counted at the precision the model is released in (FP16 for a 16-bit release)."""
     counts = ", ".join(
         gettext("%(count)s × %(size)s GB")
-        % {"count": gpus_needed(released.need_bytes, gpu, setting.engine), "size": f"{gpu.memory_gb:g}"}
-        for gpu in (by_slug[slug] for slug in COUNT_GPUS if slug in by_slug)
+        % {"count": gpus_needed(f.released.need_bytes, gpu, f.engine), "size": f"{gpu.memory_gb:g}"}
+        for gpu in f.count_gpus
     )
-    setting_words = {"context": context, "requests": requests, "precision": released.label}
+    setting_words = {"context": f.context, "requests": f.requests, "precision": f.released.label}
     lead = (
         gettext("At %(precision)s as released, with %(context)s tokens of context and %(requests)s:")
-        if narrower_release
+        if f.narrower_release
         else gettext("At FP16 with %(context)s tokens of context and %(requests)s:")
     )
-    count = f"{lead % setting_words} {counts}."
+    return f"{lead % setting_words} {counts}."
 
-    return Faq(
-        items=(
-            FaqItem("vram", gettext("How much VRAM does %(name)s need?") % {"name": name}, vram),
-            FaqItem("cheapest", gettext("What is the cheapest GPU for %(name)s?") % {"name": name}, cheapest_answer),
-            FaqItem("finetune", gettext("Can I fine-tune %(name)s on a single GPU?") % {"name": name}, finetune),
-            FaqItem("h100", gettext("Does %(name)s fit on one H100 80GB?") % {"name": name}, h100),
-            FaqItem("count", gettext("How many GPUs do I need for %(name)s?") % {"name": name}, count),
-            FaqItem("mac", gettext("Does %(name)s run on a Mac?") % {"name": name}, _mac_answer(smallest_mac)),
-            FaqItem(
-                "precision",
-                gettext("FP16, INT8 or INT4: which should I choose?"),
-                gettext(
-                    "FP16 keeps full quality and needs the most memory (about %(fp16)s here). INT8 halves the weights "
-                    "with little loss for most chat tasks. INT4 (AWQ, GPTQ or GGUF Q4) shrinks them to a quarter, "
-                    "about %(int4)s in total, with a small loss that shows mostly in maths and code."
-                )
-                % {"fp16": format_gb(fp16), "int4": format_gb(int4)},
-            ),
-            *([_serve_item(name, plan)] if plan is not None else []),
-            FaqItem(
-                "engine",
-                gettext("vLLM or llama.cpp?"),
-                gettext(
-                    "vLLM is built to serve many requests at once on NVIDIA and AMD GPUs and reserves most of the GPU "
-                    "memory for its KV cache. llama.cpp runs GGUF files on almost anything, Macs and CPUs included, "
-                    "and suits one person or a small team. At the same precision the memory need is similar; choose "
-                    "the engine in the calculator to see the difference."
-                ),
-            ),
+
+def _precision_item(f: _Figures) -> FaqItem:
+    return FaqItem(
+        "precision",
+        gettext("FP16, INT8 or INT4: which should I choose?"),
+        gettext(
+            "FP16 keeps full quality and needs the most memory (about %(fp16)s here). INT8 halves the weights "
+            "with little loss for most chat tasks. INT4 (AWQ, GPTQ or GGUF Q4) shrinks them to a quarter, "
+            "about %(int4)s in total, with a small loss that shows mostly in maths and code."
+        )
+        % {"fp16": format_gb(f.fp16), "int4": format_gb(f.int4)},
+    )
+
+
+def _engine_item() -> FaqItem:
+    return FaqItem(
+        "engine",
+        gettext("vLLM or llama.cpp?"),
+        gettext(
+            "vLLM is built to serve many requests at once on NVIDIA and AMD GPUs and reserves most of the GPU "
+            "memory for its KV cache. llama.cpp runs GGUF files on almost anything, Macs and CPUs included, "
+            "and suits one person or a small team. At the same precision the memory need is similar; choose "
+            "the engine in the calculator to see the difference."
         ),
-        smallest_mac=smallest_mac,
     )
 
 

@@ -54,6 +54,13 @@ def local_section(
 ) -> Local:
     """Each common card and every Mac size: the verdict the "can it run" pages give (machines.verdict_on, with the
     engine people run there: llama.cpp), at the page's context and number of requests."""
+    options = _options(estimates, state, builds)
+    needs = _EngineNeeds(estimates.spec, builds, state)
+    return Local(_gpu_verdicts(needs, gpus), _mac_verdicts(needs, gpus, state.macos), options)
+
+
+def _options(estimates: PageEstimates, state: CalculatorState, builds: Sequence[Build]) -> tuple[tuple[str, int], ...]:
+    """Every generic precision and published build of a known size with its need, smallest first."""
     options: list[tuple[str, int]] = []
     for precision in MATRIX_PRECISIONS:
         _, need = estimates.need(estimates.workload(state, Mode.INFERENCE, precision))
@@ -63,29 +70,38 @@ def local_section(
             _, need = estimates.need(estimates.workload(state, Mode.INFERENCE, build.key))
             options.append((build.label, need))
     options.sort(key=lambda o: o[1])
-    spec = estimates.spec
-    by_engine: dict[str, tuple[OptionNeed, ...]] = {}  # each option's need once per engine, for every unit below
+    return tuple(options)
 
-    def needs(engine: str) -> tuple[OptionNeed, ...]:
-        if engine not in by_engine:
-            by_engine[engine] = option_needs(
-                spec,
-                builds,
+
+class _EngineNeeds:
+    """Each option's need once per engine, at the state's context and requests, for every card and Mac asked."""
+
+    def __init__(self, spec: ModelSpec, builds: Sequence[Build], state: CalculatorState) -> None:
+        self.spec, self.builds, self.state = spec, builds, state
+        self._by_engine: dict[str, tuple[OptionNeed, ...]] = {}
+
+    def __call__(self, engine: str) -> tuple[OptionNeed, ...]:
+        if engine not in self._by_engine:
+            self._by_engine[engine] = option_needs(
+                self.spec,
+                self.builds,
                 engine,
-                context=state.context,
-                concurrency=state.concurrency,
-                engine_release=state.release_for(engine),
+                context=self.state.context,
+                concurrency=self.state.concurrency,
+                engine_release=self.state.release_for(engine),
             )
-        return by_engine[engine]
+        return self._by_engine[engine]
 
-    gpu_verdicts = []
+
+def _gpu_verdicts(needs: _EngineNeeds, gpus: Sequence[GpuSpec]) -> tuple[LocalGpuVerdict, ...]:
+    verdicts = []
     for slug in LOCAL_GPUS:
         card = hardware_for(slug, gpus)
         if card is None or card.gpu is None:
             continue
-        found = verdict_on(spec, builds, card, needs=needs(card.engine))
+        found = verdict_on(needs.spec, needs.builds, card, needs=needs(card.engine))
         best = found.best
-        gpu_verdicts.append(
+        verdicts.append(
             LocalGpuVerdict(
                 card.gpu,
                 best.label if best else None,
@@ -93,12 +109,16 @@ def local_section(
                 found.smallest.need_bytes,
             )
         )
+    return tuple(verdicts)
+
+
+def _mac_verdicts(needs: _EngineNeeds, gpus: Sequence[GpuSpec], macos: str) -> tuple[MacVerdict, ...]:
     macs = []
     for gib in MAC_MEMORY_GIB:
-        mac = hardware_for(f"{MAC_PREFIX}{gib}", gpus, state.macos)
+        mac = hardware_for(f"{MAC_PREFIX}{gib}", gpus, macos)
         if mac is None:
             continue
-        found = verdict_on(spec, builds, mac, needs=needs(mac.engine))
+        found = verdict_on(needs.spec, needs.builds, mac, needs=needs(mac.engine))
         best = found.best
         if best is None or best.mac is None:
             macs.append(MacVerdict(gib, "no", None, None, None, mac.default_budget_bytes))
@@ -109,7 +129,7 @@ def local_section(
                 gib, plan.verdict, best.label, best.need_bytes, plan.wired_limit_mb, mac.default_budget_bytes, best.key
             )
         )
-    return Local(tuple(gpu_verdicts), tuple(macs), tuple(options))
+    return tuple(macs)
 
 
 @dataclass(frozen=True, slots=True)
