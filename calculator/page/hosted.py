@@ -6,11 +6,9 @@ from dataclasses import dataclass
 
 from calculator.estimation import RankedOffer, TrafficMix, Workload, break_even
 from calculator.estimation.plan.deployment import run_workload
-from calculator.estimation.speed.serving import Sustained, sustained_throughput
+from calculator.estimation.speed.serving import Sustained
 from calculator.page.inputs import HostedPrice, PageInputs
 from models_catalog.architecture import ModelSpec
-from pricing.gpus import GpuSpec
-from web.kept import PROCESS, Kept
 
 from .gpus import Gpus, gpu_index
 
@@ -70,14 +68,14 @@ def cheapest_per_token(
     """Of the cheapest configuration per GPU type, the one whose month buys the most tokens at the batch it holds
     with every request at ``floor`` tokens/s or more (the cheapest per hour often holds only the reader's own
     requests: 5 × A100 fill 90 % with GLM-5.3-Flash's weights). Without any that meets the floor, the cheapest per
-    hour with what it does."""
-    index = gpu_index(inputs.gpus)
+    hour with what it does. Each GPU type's sustained batch comes from ``inputs.sustained_batch``."""
+    index, sustained = gpu_index(inputs.gpus), inputs.sustained_batch
     best: tuple[float, RankedOffer, Sustained] | None = None
     for row in gpus.by_gpu:
         gpu = index.get(row.ranked.offer.gpu_slug)
         if gpu is None or not gpu.memory_bandwidth_gbps:
             continue
-        found = _sustained(
+        found = sustained(
             spec, run_workload(workload, row.plan.layout), gpu, row.tensor_parallel, floor, row.plan.gpus_run
         )
         if found is None or not found.meets_floor:
@@ -94,31 +92,14 @@ def cheapest_per_token(
     if gpu is None or not gpu.memory_bandwidth_gbps:
         return cheapest.ranked, None
     plan = cheapest.plan
-    return cheapest.ranked, _sustained(
+    return cheapest.ranked, sustained(
         spec, run_workload(workload, plan.layout), gpu, plan.tensor_parallel, floor, plan.gpus_run
     )
 
 
-# One GPU type's sustained batch: pure, from immutable inputs, so kept across requests (a page tries every GPU type
-# of its ranking, up to nine batch sizes each).
-SUSTAINED: Kept[Sustained | None] = Kept("sustained-batch", where=PROCESS, max_entries=4096)
-
-
-def _sustained(
-    spec: ModelSpec, workload: Workload, gpu: GpuSpec, tensor_parallel: int, floor: int, gpus_run: int
-) -> Sustained | None:
-    return SUSTAINED.get(
-        lambda: sustained_throughput(spec, workload, gpu, tensor_parallel, floor, gpus_run),
-        spec,
-        workload,
-        gpu.slug,
-        tensor_parallel,
-        floor,
-        gpus_run,
-    )
-
-
 def hosted_section(inputs: PageInputs, gpus: Gpus, spec: ModelSpec, workload: Workload) -> SelfHostVsApi:
+    """The hosted APIs' prices on the day, and the break-even against the configuration cheapest per generated
+    token."""
     state = inputs.state
     mix = TrafficMix(input_tokens_per_output_token=state.ratio, cached_input_share=state.cached / 100)
     rows = []
@@ -135,8 +116,8 @@ def hosted_section(inputs: PageInputs, gpus: Gpus, spec: ModelSpec, workload: Wo
                 intro_expired=intro is not None and inputs.today > intro,
             )
         )
-    cheapest, sustained = cheapest_per_token(gpus, inputs, spec, workload, state.tps)
-    tokens_per_s = sustained.tokens_per_s if sustained is not None else None
+    cheapest, held = cheapest_per_token(gpus, inputs, spec, workload, state.tps)
+    tokens_per_s = held.tokens_per_s if held is not None else None
     per_million = volume = capacity = reachable = None
     if rows and cheapest is not None:
         result = break_even(float(cheapest.per_month_usd), rows[0].hosted.price, mix, inputs.today, tokens_per_s)
@@ -144,4 +125,4 @@ def hosted_section(inputs: PageInputs, gpus: Gpus, spec: ModelSpec, workload: Wo
         volume = result.break_even_output_tokens_per_month
         capacity = result.self_host_capacity_tokens_per_month
         reachable = result.self_host_can_reach_break_even
-    return SelfHostVsApi(cheapest, sustained, state.tps, tuple(rows), per_million, volume, capacity, reachable, mix)
+    return SelfHostVsApi(cheapest, held, state.tps, tuple(rows), per_million, volume, capacity, reachable, mix)

@@ -151,6 +151,23 @@ def test_every_kept_value_goes_through_the_seam():
     assert offenders == []
 
 
+# The model page's modules that keep values: the readers of its inputs (the spec, offers, sustained batches: sources;
+# the basis per model and day: basis), the view (each section's HTML) and the planner (its page's answer and the
+# FAQ's plan). A section's builder keeps nothing itself: what it asks for more than once per page comes from its
+# inputs (``PageInputs.sustained_batch``: tests/calculator/test_section_builders.py) or is computed once per page
+# (``page.work.PageWork``).
+PAGE_MODULES_THAT_KEEP = {"sources.py", "basis.py", "view.py", "planner.py"}
+
+
+def test_the_page_sections_builders_keep_nothing_themselves():
+    keeping = sorted(
+        path.name
+        for path in (ROOT / "calculator" / "page").glob("*.py")
+        if re.search(r"^from web\.kept import|^import web\.kept", path.read_text(), re.M)
+    )
+    assert set(keeping) <= PAGE_MODULES_THAT_KEEP, keeping
+
+
 def _project_files() -> list[Path]:
     return [
         path
