@@ -22,8 +22,8 @@ from django.utils import translation
 from calculator.formatting import format_gb
 from calculator.page import SECTIONS, model_page
 from calculator.page.basis import page_basis
-from calculator.page.sections import MARKDOWN_PARTIALS, PARTIALS
-from calculator.page.view import model_page_view
+from calculator.page.sections import FRAGMENT_READS, MARKDOWN_PARTIALS, PAGE_PARTS, PAGE_READS, PARTIALS
+from calculator.page.view import DEFERRED, model_page_view
 from calculator.state import parse_state
 from models_catalog import selectors, services
 from tests.models_catalog.html import parse
@@ -79,10 +79,24 @@ def test_every_section_has_one_record_with_its_own_name_and_partials():
     names = [s.name for s in SECTIONS]
     assert len(set(names)) == len(names)
     for section in SECTIONS:
-        assert section.template == "" if section.place == "within" else (TEMPLATES / section.template).is_file()
+        if section.place == "within":
+            assert section.template == "", f"{section.name}: shown within another section's partial"
+        else:
+            assert (TEMPLATES / section.template).is_file(), f"{section.name}: no partial {section.template}"
         assert section.markdown == f"calculator/md/_{section.name}.md"
     # the results fragment includes the partials of the sections in the results, in page order
     assert tuple(s.template for s in SECTIONS if s.place == "results") == PARTIALS
+
+
+def test_the_kept_sections_and_the_deferred_blocks_are_those_the_records_declare():
+    declared = {s.template: s.reads for s in SECTIONS if s.reads is not None}
+    parts = {part.template for part in PAGE_PARTS}
+    for kept in (PAGE_READS, FRAGMENT_READS):  # the page and the fragment keep every section that declares its reads
+        assert {template: reads for template, reads in kept.items() if template not in parts} == declared
+    by_template = {s.template: s.name for s in SECTIONS if s.template}
+    deferred = {name for name, template in DEFERRED.items() if template in by_template}
+    assert deferred == {s.name for s in SECTIONS if s.deferred}
+    assert all(by_template[DEFERRED[name]] == name for name in deferred)  # the placeholder's name is the section's
 
 
 def test_there_is_one_markdown_partial_per_section_and_no_other():
