@@ -19,6 +19,7 @@ from django.http import QueryDict
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from calculator import release_names
 from calculator.estimation import ENGINES, FRAMEWORKS_KEYS, KV_DTYPES, OPTIMIZERS, Mode
 from calculator.estimation.engines.releases import (
     CURRENT_LLAMA_CPP,
@@ -268,9 +269,9 @@ def _release_line(engine: str, problem: Any) -> Parser:
     lines = ENGINE_RELEASE_LINES[engine]
 
     def parse(raw: str) -> tuple[Any, str | None]:
-        if not lines.covers(raw):
+        if not release_names.covered(engine, raw):
             return None, str(problem)
-        return lines.line_of(raw), None
+        return lines.line_of(raw.strip()), None
 
     return parse
 

@@ -20,6 +20,7 @@ from typing import Any, NoReturn
 from django.core.management.base import CommandError, CommandParser
 from django.utils import translation
 
+from calculator import release_names
 from calculator.estimation import (
     ENGINES,
     FRAMEWORKS_KEYS,
@@ -361,7 +362,7 @@ def read_request(options: dict[str, Any], **workload_fields: Any) -> Request:
     lines: dict[str, str] = {}
     for key, flag, engine_key, wanted in VERSION_OPTIONS:
         asked = str(options.get(key) or ENGINE_RELEASE_LINES[engine_key].current)
-        if not ENGINE_RELEASE_LINES[engine_key].covers(asked):
+        if not release_names.covered(engine_key, asked):
             raise usage_error(flag, f"expected {wanted}, got {asked!r}")
         lines[engine_key] = ENGINE_RELEASE_LINES[engine_key].line_of(asked)
     framework = str(options.get("framework") or "transformers").strip().lower()

@@ -8,12 +8,13 @@ import json
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from calculator.estimation import GB, Workload, estimate, launch_command
 from calculator.estimation.engines.launch import LaunchConfig
 from calculator.estimation.engines.releases import (
     CURRENT_LLAMA_CPP,
+    ENGINE_RELEASE_LINES,
     LLAMA_CPP_RELEASES,
     MLX_RELEASES,
     SGLANG_RELEASES,
@@ -22,6 +23,7 @@ from calculator.estimation.engines.releases import (
     mlx_release,
     sglang_release,
 )
+from calculator.release_names import covered
 from models_catalog import services
 from tests.calculator.estimate_cli import run
 from tests.calculator.estimation_specs import hub_spec
@@ -155,3 +157,37 @@ def test_german_pages_name_the_lines_in_german(client, site):
 def test_a_build_no_line_covers_is_told_in_the_readers_language(client, site):
     page = parse(client.get(f"/de/models/{LLAMA}/", {"engine": "llama.cpp", "llamacpp": "b4000"}).content)
     assert "kein llama.cpp-Build ab b5429" in page.text and "not a llama.cpp build" not in page.text
+
+
+# Values whose digits the lines' own readers would take for a release: each named a line (vLLM 0.34) and answered 200.
+NOT_RELEASES = ["-1", "1e9", "<svg/onload=alert(1)>", "0.34<script>", "１.2", "0.2.3.4.5.6", "v" + "9" * 40]
+
+
+@pytest.mark.parametrize("engine", list(ENGINE_RELEASE_LINES))
+def test_every_engine_has_a_release_form_its_own_lines_match(engine):
+    lines = ENGINE_RELEASE_LINES[engine]
+    assert all(covered(engine, key) for key in lines.lines)
+    assert not any(covered(engine, value) for value in NOT_RELEASES)
+
+
+@pytest.mark.django_db
+@pytest.mark.xdist_group("engine-lines")
+@pytest.mark.parametrize("value", NOT_RELEASES)
+def test_a_value_that_is_no_release_is_a_400_a_notice_and_a_usage_error(client, site, value):
+    response = client.get("/api/v1/estimate", {"model": LLAMA, "release": value})
+    assert response.status_code == 400
+    assert json.loads(response.content)["error"]["parameters"] == {"release": "not a vLLM release from 0.7 on"}
+    page = client.get(f"/en/models/{LLAMA}/", {"release": value})
+    assert page.status_code == 200
+    assert "not a vLLM release from 0.7 on" in parse(page.content).text
+    assert "<svg/" not in page.content.decode() and "<script>" not in page.content.decode()  # escaped if shown
+    with pytest.raises(CommandError, match="--vllm-version"):
+        run(LLAMA, "--vllm-version", value)
+
+
+@pytest.mark.parametrize(
+    ("engine", "value", "line"),
+    [("vllm", " v0.19.1 ", "0.18"), ("sglang", "0.4.10.post2", "0.4.8"), ("vllm", "0.11.0rc1", "0.9")],
+)
+def test_a_release_as_engines_tag_them_still_finds_its_line(engine, value, line):
+    assert covered(engine, value) and ENGINE_RELEASE_LINES[engine].line_of(value.strip()) == line
