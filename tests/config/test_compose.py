@@ -32,7 +32,7 @@ APP_SERVICES = ("migrate", "web", "worker", "beat")  # the application image, on
 
 def test_compose_runs_every_service_with_a_health_check():
     services = compose()["services"]
-    assert set(services) == {"postgres", "redis", "migrate", "proxy", "web", "worker", "beat"}
+    assert set(services) == {"postgres", "redis", "broker", "migrate", "proxy", "web", "worker", "beat"}
     for name, service in services.items():
         if name == "migrate":  # a one-off: it exits when done, and is never restarted
             assert service["restart"] == "no"
@@ -42,6 +42,7 @@ def test_compose_runs_every_service_with_a_health_check():
         depends = services[name]["depends_on"]
         assert depends["postgres"]["condition"] == "service_healthy"
         assert depends["redis"]["condition"] == "service_healthy"
+        assert depends["broker"]["condition"] == "service_healthy"
 
 
 def test_migrations_and_bundled_data_run_once_before_the_processes_that_scale():
@@ -83,10 +84,11 @@ def test_proxy_config_balances_over_the_web_service_by_its_compose_name():
 
 
 def test_every_app_service_shares_the_same_redis_and_database():
-    """No process keeps state of its own: cache, rate limits, locks and the task queue are in one Redis."""
+    """No process keeps state of its own: cache, rate limits and locks are in one Redis, the task queue in another."""
     services = compose()["services"]
     environments = [services[name]["environment"] for name in APP_SERVICES]
     assert {env["REDIS_URL"] for env in environments} == {"redis://redis:6379/0"}
+    assert {env["BROKER_URL"] for env in environments} == {"redis://broker:6379/0"}
     assert len({env["DATABASE_URL"] for env in environments}) == 1
     assert {env["SECRET_KEY"] for env in environments} == {"${SECRET_KEY:?set SECRET_KEY}"}
 
@@ -132,3 +134,27 @@ def test_docker_compose_accepts_the_file():
         timeout=60,
     )
     assert result.returncode == 0, result.stderr
+
+
+def _redis_options(service: str) -> dict[str, str]:
+    command = compose()["services"][service]["command"]
+    assert command[0] == "redis-server"
+    return dict(zip(command[1::2], command[2::2], strict=True))
+
+
+def test_the_cache_is_bounded_and_evicts_what_was_used_least():
+    """A crawler of new page states cannot grow the cache's Redis past its memory: it drops old keys instead."""
+    options = _redis_options("redis")
+    assert options["--maxmemory"].startswith("${REDIS_CACHE_MAXMEMORY:-")
+    assert options["--maxmemory-policy"] == "allkeys-lru"
+    assert options["--appendonly"] == "no"
+
+
+def test_the_broker_never_evicts_and_keeps_its_queue_over_a_restart():
+    """Queued tasks are never evicted to make room, and an append-only file on a volume brings them back."""
+    broker = compose()["services"]["broker"]
+    options = _redis_options("broker")
+    assert options["--maxmemory-policy"] == "noeviction"
+    assert options["--appendonly"] == "yes" and options["--appendfsync"] == "everysec"
+    assert any(volume.endswith(":/data") for volume in broker["volumes"])
+    assert "broker-data" in compose()["volumes"]
