@@ -139,25 +139,42 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache and Celery -------------------------------------------------------------------------------------------
 REDIS_URL = env_str("REDIS_URL")
-if REDIS_URL:
-    CACHES = {
-        "default": {
-            # Django's Redis cache, answering "not cached" instead of raising while Redis is down (web/cache.py)
-            "BACKEND": "web.cache.FailSoftRedisCache",
-            "LOCATION": REDIS_URL,
-            "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "gpufit"),
-            # Redis answers in milliseconds; one that is down or hung fails the cache call within a second instead
-            # of holding the request (redis-py's default is to wait forever).
-            "OPTIONS": {"socket_connect_timeout": 1.0, "socket_timeout": 1.0},
-        }
-    }
-else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "gpufit"}}
+# The task queue and results: a Redis of its own in production (noeviction, append-only: docker-compose.yml), since
+# the cache's Redis evicts under its memory bound and loses everything on a restart; the cache's Redis by default.
+BROKER_URL = env_str("BROKER_URL") or REDIS_URL
 
-CELERY_BROKER_URL = REDIS_URL or "memory://"
-CELERY_RESULT_BACKEND = REDIS_URL or "cache+memory://"
+
+def redis_caches(url: str, key_prefix: str = "gpufit") -> dict[str, dict]:
+    """The caches on the Redis at ``url``: ``default`` answers "not cached" while Redis is down (web/cache.py);
+    ``counters`` (the rate and sign-in limits) counts in each process meanwhile."""
+    common = {
+        "LOCATION": url,
+        "KEY_PREFIX": key_prefix,
+        # Redis answers in milliseconds; one that is down or hung fails the cache call within a second instead
+        # of holding the request (redis-py's default is to wait forever).
+        "OPTIONS": {"socket_connect_timeout": 1.0, "socket_timeout": 1.0},
+    }
+    return {
+        "default": {"BACKEND": "web.cache.FailSoftRedisCache", **common},
+        "counters": {"BACKEND": "web.cache.CountingRedisCache", **common},
+    }
+
+
+if REDIS_URL:
+    CACHES = redis_caches(REDIS_URL, env_str("CACHE_KEY_PREFIX", "gpufit"))
+else:
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "gpufit"},
+        "counters": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "gpufit-counters"},
+    }
+# The API's rate limit counts in `counters`; a count it still cannot read lets the request through.
+RATELIMIT_USE_CACHE = "counters"
+RATELIMIT_FAIL_OPEN = True
+
+CELERY_BROKER_URL = BROKER_URL or "memory://"
+CELERY_RESULT_BACKEND = BROKER_URL or "cache+memory://"
 # Without Redis there is no worker: tasks run in the calling process.
-CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
+CELERY_TASK_ALWAYS_EAGER = not BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 # A task whose worker process died (OOM, SIGKILL) goes back to the queue instead of being dropped as failed: with
@@ -324,6 +341,8 @@ AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler" if REDIS_URL else "axes.handlers.database.AxesDatabaseHandler"
+AXES_CACHE = "counters"  # counts in each process while Redis is away, never raises (web/cache.py)
+AXES_LOCKOUT_CALLABLE = "config.admin_lockout.lockout_response"  # the 429 says Retry-After
 AXES_FAILURE_LIMIT = env_int("ADMIN_LOGIN_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("ADMIN_LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
@@ -360,6 +379,9 @@ SITE_NAME = "gpufit"
 # Rendered pages kept in the default cache (config/page_cache.py) at most this long; a price refresh or a model
 # import replaces them at once. 0 turns the page cache off.
 PAGE_CACHE_SECONDS = env_int("PAGE_CACHE_SECONDS", 600)
+# Pages one path (a model's page, its fragment and Markdown, under any query string) may store within
+# PAGE_CACHE_SECONDS; past it a new state is rendered, not kept, so a crawler of query strings cannot fill the cache.
+PAGE_CACHE_STATES_PER_PATH = env_int("PAGE_CACHE_STATES_PER_PATH", 100)
 # What a browser or a CDN in front may reuse without asking again, and how long it may serve a stale copy while
 # it revalidates (with the ETag) in the background.
 PAGE_CACHE_MAX_AGE_SECONDS = env_int("PAGE_CACHE_MAX_AGE_SECONDS", 60)

@@ -3,8 +3,14 @@
 Every cached value here can be computed again (pages, fragments, price-data summaries, generation tokens), so a
 cache that cannot be reached answers "not cached" instead of raising: ``get`` returns the default, writes do
 nothing, ``add`` reports the key as taken (no lock is acquired on a cache nobody can see), ``incr`` raises the
-``ValueError`` callers already handle for a missing key (django-ratelimit then counts from its initial value, so a
-limit fails open for as long as Redis is away). The failure is logged once per outage.
+``ValueError`` callers already handle for a missing key (the import limit then pauses imports). The failure is logged
+once per outage.
+
+Limits count in ``CountingRedisCache`` instead (the ``counters`` cache: the API's rate limit and the admin's sign-in
+limit): the same Redis, but while it is away every call goes to a count kept in this process, so a limit keeps
+counting per process instead of refusing everyone (django-ratelimit takes a count it cannot read for "limited") or
+raising (django-axes calls ``incr`` on a key ``add`` reported as taken). Counting moves to this process and back to
+Redis once per outage each way, logged.
 
 After a failure that Redis server is skipped for ``RETRY_AFTER_SECONDS`` in this process, so a hung Redis costs one
 socket timeout per process and interval, not one per call (a page makes a handful of cache calls).
@@ -17,6 +23,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from redis.exceptions import RedisError
 
@@ -55,6 +62,18 @@ local values = redis.call('MGET', unpack(KEYS, 1, #KEYS - 1))
 local added = 0
 if not values[1] and redis.call('SET', KEYS[#KEYS], ARGV[1], 'NX', 'EX', ARGV[2]) then added = 1 end
 return {values, added}
+"""
+
+
+# KEYS: the key to set, the count of keys set under one bound and, if given, a key to delete; ARGV: the value, its
+# seconds, the bound. The count grows by one and lasts the seconds from its first; past the bound nothing is set.
+# Returns the count.
+_SET_WITHIN_BOUND = """
+local count = redis.call('INCR', KEYS[2])
+if count == 1 then redis.call('EXPIRE', KEYS[2], ARGV[2]) end
+if count <= tonumber(ARGV[3]) then redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2]) end
+if #KEYS > 2 then redis.call('DEL', KEYS[3]) end
+return count
 """
 
 
@@ -147,6 +166,26 @@ class FailSoftRedisCache(RedisCache):
 
         self._attempt(both, None)
 
+    def set_within_bound(
+        self, key: Any, value: Any, timeout: int, count_key: Any, bound: int, delete_key: Any = None
+    ) -> int | None:
+        """``set(key, value, timeout)`` unless ``count_key`` has counted ``bound`` sets within ``timeout`` already,
+        then ``delete(delete_key)`` if given, in one round trip (a Lua script): the page cache keeps at most so many
+        pages per path. The count after this set (above ``bound``: not set); None when Redis did not answer."""
+
+        def counted() -> int:
+            redis = self._cache  # type: ignore[attr-defined]  # Django's, not in its stubs
+            named = (key, count_key) if delete_key is None else (key, count_key, delete_key)
+            keys = [self.make_and_validate_key(k) for k in named]
+            client = redis.get_client(keys[0], write=True)
+            script = self._scripts.get((client, _SET_WITHIN_BOUND))
+            if script is None:
+                script = self._scripts[(client, _SET_WITHIN_BOUND)] = client.register_script(_SET_WITHIN_BOUND)
+            seconds = max(1, int(self.get_backend_timeout(timeout)))
+            return int(script(keys=keys, args=[redis._serializer.dumps(value), seconds, int(bound)]))
+
+        return self._attempt(counted, None)
+
     def delete_many(self, keys: Iterable[Any], version: int | None = None) -> None:
         self._attempt(lambda: super(FailSoftRedisCache, self).delete_many(keys, version), None)
 
@@ -157,3 +196,57 @@ class FailSoftRedisCache(RedisCache):
             raise ValueError(f"Key '{key}' not found: the cache is unavailable")
         assert isinstance(found, int)
         return found
+
+
+_UNAVAILABLE: Any = object()
+
+# Per Redis location: whether this process counts on its own because that Redis is away (for the log, once per outage).
+COUNTING_HERE: set[str] = set()
+
+
+class CountingRedisCache(FailSoftRedisCache):
+    """A cache for counters (rate and sign-in limits): Redis while it answers, a count in this process while it is
+    down or hung. Every thread's instance of one location shares that count (a local-memory cache of one name)."""
+
+    def __init__(self, server: str, params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self._here = LocMemCache(f"counting-while-down:{self._location}", {"TIMEOUT": params.get("TIMEOUT", 300)})
+
+    def _counted(self, call: Callable[[], T], local: Callable[[LocMemCache], T]) -> T:
+        found = self._attempt(call, _UNAVAILABLE)
+        if found is _UNAVAILABLE:
+            if self._location not in COUNTING_HERE:
+                COUNTING_HERE.add(self._location)
+                logger.warning("cache unavailable, limits count in this process until it is back")
+            return local(self._here)
+        if self._location in COUNTING_HERE:
+            COUNTING_HERE.discard(self._location)
+            logger.warning("cache reachable again, limits count in it again")
+        return found
+
+    def get(self, key: Any, default: Any = None, version: int | None = None) -> Any:
+        self._recovered()
+        return self._counted(
+            lambda: RedisCache.get(self, key, default, version), lambda here: here.get(key, default, version)
+        )
+
+    def add(self, key: Any, value: Any, timeout: Any = 300, version: int | None = None) -> bool:
+        self._recovered()
+        return self._counted(
+            lambda: RedisCache.add(self, key, value, timeout, version),
+            lambda here: here.add(key, value, timeout, version),
+        )
+
+    def incr(self, key: Any, delta: int = 1, version: int | None = None) -> int:
+        self._recovered()
+        return self._counted(
+            lambda: RedisCache.incr(self, key, delta, version), lambda here: here.incr(key, delta, version)
+        )
+
+    def touch(self, key: Any, timeout: Any = 300, version: int | None = None) -> bool:
+        return self._counted(
+            lambda: RedisCache.touch(self, key, timeout, version), lambda here: here.touch(key, timeout, version)
+        )
+
+    def delete(self, key: Any, version: int | None = None) -> bool:
+        return self._counted(lambda: RedisCache.delete(self, key, version), lambda here: here.delete(key, version))

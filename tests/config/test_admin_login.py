@@ -102,3 +102,13 @@ def test_the_right_password_works_again_after_the_cool_off(client, settings, acc
 
     assert response.status_code == 302
     assert response["Location"] == "/admin/"
+
+
+def test_a_refused_attempt_says_when_to_try_again(client, settings, accounts):
+    settings.AXES_COOLOFF_TIME = timedelta(minutes=15)
+    fail_until_locked(client, settings, "alice", ATTACKER)
+
+    response = sign_in(client, "alice", "alice-right-password", ATTACKER)
+
+    assert response.status_code == 429
+    assert response["Retry-After"] == "900"

@@ -30,6 +30,9 @@ print(json.dumps({
     "cache": settings.CACHES["default"]["BACKEND"],
     "eager": settings.CELERY_TASK_ALWAYS_EAGER,
     "broker": settings.CELERY_BROKER_URL,
+    "results": settings.CELERY_RESULT_BACKEND,
+    "cache_location": settings.CACHES["default"].get("LOCATION"),
+    "counters": settings.CACHES["counters"]["BACKEND"],
     "debug": settings.DEBUG,
     "secret_is_dev": settings.SECRET_KEY == settings._DEVELOPMENT_SECRET_KEY,
     "hosts": settings.ALLOWED_HOSTS,
@@ -42,7 +45,7 @@ def settings_under(env: dict[str, str]) -> dict:
     clean = {
         k: v
         for k, v in os.environ.items()
-        if k not in {"DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG", "ALLOWED_HOSTS", "HTTPS"}
+        if k not in {"DATABASE_URL", "REDIS_URL", "BROKER_URL", "SECRET_KEY", "DEBUG", "ALLOWED_HOSTS", "HTTPS"}
     }
     result = subprocess.run(
         [sys.executable, "-c", PROBE],
@@ -81,6 +84,16 @@ def test_service_urls_select_postgres_and_redis():
     assert values["broker"] == "redis://cache.internal:6379/0"
     assert values["hosts"] == ["gpufit.example"]
     assert values["hsts"] == 31_536_000
+
+
+def test_the_broker_is_its_own_redis_when_named_and_the_cache_one_otherwise():
+    alone = settings_under(PRODUCTION_ENV)
+    assert alone["broker"] == alone["results"] == alone["cache_location"] == "redis://cache.internal:6379/0"
+    assert alone["counters"] == "web.cache.CountingRedisCache"
+    apart = settings_under({**PRODUCTION_ENV, "BROKER_URL": "redis://queue.internal:6379/0"})
+    assert apart["broker"] == apart["results"] == "redis://queue.internal:6379/0"
+    assert apart["cache_location"] == "redis://cache.internal:6379/0"
+    assert apart["eager"] is False
 
 
 def test_malformed_boolean_fails_loudly():

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import contextlib
+import shutil
 import socket
+import subprocess
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+
+import redis
+
+from tests.conftest import missing_service
+from tests.support import wait_for
 
 
 @contextmanager
@@ -76,3 +84,59 @@ class HungServer:
                     self.hung_up_on += 1
             except OSError:
                 pass
+
+
+class OwnRedis:
+    """A redis-server of the test's own on a free loopback port, to kill (SIGKILL: no shutdown save) and start again
+    on the same port: Redis going away and coming back. ``persistent``: append-only, as the broker runs in
+    docker-compose.yml, so its keys outlive the kill; otherwise it comes back empty, as the cache does."""
+
+    def __init__(self, directory: Path, persistent: bool = False) -> None:
+        self.directory = directory
+        self.persistent = persistent
+        self.port = _free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            missing_service("redis-server is not installed")
+        persistence = ["--appendonly", "yes", "--appendfsync", "always"] if self.persistent else ["--appendonly", "no"]
+        command = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", *persistence]
+        self.process = subprocess.Popen(
+            [*command, "--dir", str(self.directory)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        client = redis.Redis(port=self.port, socket_connect_timeout=0.5)
+        if not wait_for(lambda: _answers(client), 10):
+            self.kill()
+            raise RuntimeError(f"redis-server on port {self.port} did not start")
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
+        self.process = None
+
+    def __enter__(self) -> OwnRedis:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.kill()
+
+
+def _answers(client: redis.Redis) -> bool:
+    try:
+        return bool(client.ping())
+    except redis.RedisError:
+        return False
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]

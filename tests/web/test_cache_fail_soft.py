@@ -1,19 +1,26 @@
-"""The default cache fails soft: with Redis down or hung the site serves uncached pages and pauses imports.
+"""The default cache fails soft: with Redis down or hung the site serves uncached pages and pauses imports; the
+limits (the API's rate, the admin's sign-in) count in each process meanwhile and in Redis again once it is back.
 
-Real sockets: a closed port (Redis down) and a server that accepts and never answers (Redis hung).
+Real sockets: a closed port (Redis down), a server that accepts and never answers (Redis hung), and a redis-server
+of the test's own, killed and started again.
 """
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.contrib.auth.hashers import MD5PasswordHasher
 from django.core.cache import caches
 from django.test import override_settings
+from django.urls import reverse
 
+from config.settings import redis_caches
 from models_catalog import services
-from tests.models_catalog.outages import HungServer, closed_port
+from tests.models_catalog.outages import HungServer, OwnRedis, closed_port
+from tests.support import wait_for
 from web import cache as fail_soft
 
 pytestmark = pytest.mark.django_db
@@ -30,10 +37,23 @@ def _cache_settings(port: int) -> dict:
     }
 
 
+# The production caches (config/settings.py) and the limits that count in them, on a Redis at ``url``.
+def _production_limits(url: str, rate: str = "100000000/m") -> dict:
+    return {
+        "CACHES": redis_caches(url),
+        "API_RATE_LIMIT": rate,
+        "AXES_HANDLER": "axes.handlers.cache.AxesCacheHandler",
+        "PASSWORD_HASHERS": [f"{MD5PasswordHasher.__module__}.{MD5PasswordHasher.__name__}"],
+    }
+
+
 @pytest.fixture(autouse=True)
 def _fresh_state():
     yield
-    caches["default"].close()
+    for alias in caches:
+        caches[alias].close()
+    fail_soft.DOWN_UNTIL.clear()
+    fail_soft.COUNTING_HERE.clear()
 
 
 def test_an_outage_of_one_redis_does_not_skip_another():
@@ -128,3 +148,70 @@ def test_get_many_or_add_reads_and_adds_only_where_the_first_key_is_missing(requ
         assert found == ({"page": {"body": b"x"}, "generation": "g1"}, False) and cache.get("lock") is None
     with closed_port() as port, override_settings(CACHES=_cache_settings(port)):
         assert caches["default"].get_many_or_add(["page"], "lock", 1, 10) == ({}, False)
+
+
+ESTIMATE = "/api/v1/estimate?model=Qwen/Qwen3-8B"
+
+
+def _wrong_password(client, address: str = "203.0.113.7"):
+    return client.post(
+        reverse("admin:login"), {"username": "admin", "password": "a-wrong-guess", "next": "/admin/"}, REMOTE_ADDR=address
+    )
+
+
+def test_the_api_answers_while_redis_is_down_instead_of_refusing_everyone(client):
+    services.model_import_offline(SHIPPED, only=["Qwen/Qwen3-8B"])
+    with closed_port() as port, override_settings(**_production_limits(f"redis://127.0.0.1:{port}/0")):
+        statuses = [client.get(ESTIMATE).status_code for _ in range(5)]
+    assert statuses == [200] * 5
+
+
+def test_a_limit_counts_in_the_process_while_redis_is_down(client, caplog):
+    services.model_import_offline(SHIPPED, only=["Qwen/Qwen3-8B"])
+    caplog.set_level(logging.WARNING, logger="web.cache")
+    with closed_port() as port, override_settings(**_production_limits(f"redis://127.0.0.1:{port}/0", "3/m")):
+        responses = [client.get(ESTIMATE) for _ in range(5)]
+    assert [r.status_code for r in responses] == [200, 200, 200, 429, 429]
+    assert int(responses[-1]["Retry-After"]) >= 1
+    counting_here = [r for r in caplog.records if "limits count in this process" in r.getMessage()]
+    assert len(counting_here) == 1  # once per outage, not per request
+
+
+def test_a_wrong_admin_password_shows_the_form_while_redis_is_down_and_the_lockout_still_holds(
+    client, django_user_model
+):
+    django_user_model.objects.create_superuser("admin", "admin@example.org", "the-right-password")
+    with closed_port() as port, override_settings(**_production_limits(f"redis://127.0.0.1:{port}/0")):
+        failures = [_wrong_password(client) for _ in range(settings.AXES_FAILURE_LIMIT)]
+        refused = client.post(
+            reverse("admin:login"),
+            {"username": "admin", "password": "the-right-password", "next": "/admin/"},
+            REMOTE_ADDR="203.0.113.7",
+        )
+    assert failures[0].status_code == 200 and 'name="password"' in failures[0].content.decode()
+    assert all(r.status_code in (200, 429) for r in failures)
+    assert refused.status_code == 429  # counted in this process: the lock-out still holds during the outage
+    assert int(refused["Retry-After"]) == int(settings.AXES_COOLOFF_TIME.total_seconds())
+    assert "_auth_user_id" not in client.session
+
+
+def test_limits_count_in_redis_again_once_it_is_back(client, tmp_path, monkeypatch):
+    services.model_import_offline(SHIPPED, only=["Qwen/Qwen3-8B"])
+    monkeypatch.setattr(fail_soft, "RETRY_AFTER_SECONDS", 0.2)
+    with OwnRedis(tmp_path) as redis_server, override_settings(**_production_limits(redis_server.url, "1000/m")):
+        counters = caches["counters"]
+
+        def counted_in_redis() -> int:
+            raw = counters._cache.get_client("k")
+            return sum(int(raw.get(key)) for key in raw.scan_iter("*rl:*"))
+
+        assert client.get(ESTIMATE).status_code == 200
+        assert counted_in_redis() == 1
+        redis_server.kill()
+        assert [client.get(ESTIMATE).status_code for _ in range(3)] == [200] * 3
+        redis_server.start()  # empty: the cache keeps nothing over a restart
+        assert wait_for(lambda: client.get(ESTIMATE).status_code == 200 and counted_in_redis() >= 1, 10)
+        before = counted_in_redis()
+        assert client.get(ESTIMATE).status_code == 200
+        assert counted_in_redis() == before + 1
+        assert not fail_soft.COUNTING_HERE
