@@ -311,7 +311,7 @@ class PageCacheMiddleware:
             try:
                 response, page = self._rendered(request, generations)
                 if page is not None:
-                    _unless_cache_down(None, _store_and_unlock, key, page, lock)  # one round trip for both
+                    _unless_cache_down(None, _store, request, key, page, lock)  # one round trip for both
                     unlocked = True
                 return _answered(request, response, page)
             finally:
@@ -332,7 +332,7 @@ class PageCacheMiddleware:
                 return _served(request, page, key)
         response, page = self._rendered(request, generations)
         if page is not None:
-            _unless_cache_down(None, cache.set, key, page, settings.PAGE_CACHE_SECONDS)
+            _unless_cache_down(None, _store, request, key, page, None)
         return _answered(request, response, page)
 
     def _rendered(
@@ -344,13 +344,24 @@ class PageCacheMiddleware:
         return response, _storable(request, response, generations)
 
 
-def _store_and_unlock(key: str, page: CachedPage, lock: str) -> None:
-    """The page stored and its render lock freed, in one round trip where the cache can (Redis: web.cache)."""
-    both = getattr(cache, "set_and_delete", None)
-    if both is not None:
-        both(key, page, settings.PAGE_CACHE_SECONDS, lock)
-    else:
-        cache.set(key, page, settings.PAGE_CACHE_SECONDS)
+def _store(request: HttpRequest, key: str, page: CachedPage, lock: str | None) -> None:
+    """The page stored and its render lock freed, in one round trip where the cache can (Redis: web.cache), unless
+    its path has had PAGE_CACHE_STATES_PER_PATH pages stored within PAGE_CACHE_SECONDS (so at most twice that many
+    are kept at once): a client asking for one page under endless query strings gets it rendered, not kept."""
+    seconds, bound = settings.PAGE_CACHE_SECONDS, settings.PAGE_CACHE_STATES_PER_PATH
+    count_key = f"{KEY_PREFIX}stored:" + hashlib.blake2b(request.path.encode(), digest_size=20).hexdigest()
+    bounded = getattr(cache, "set_within_bound", None)
+    if bounded is not None:
+        bounded(key, page, seconds, count_key, bound, lock)
+        return
+    cache.add(count_key, 0, seconds)
+    try:
+        stored = cache.incr(count_key)
+    except ValueError:  # the count went between the two calls (culled): keep nothing rather than count wrong
+        stored = bound + 1
+    if stored <= bound:
+        cache.set(key, page, seconds)
+    if lock is not None:
         cache.delete(lock)
 
 

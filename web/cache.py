@@ -147,25 +147,6 @@ class FailSoftRedisCache(RedisCache):
         self._recovered()
         return self._attempt(both, ({}, False))
 
-    def set_and_delete(self, key: Any, value: Any, timeout: Any, delete_key: Any) -> None:
-        """``set(key, value, timeout)`` then ``delete(delete_key)`` in one round trip (a pipeline, not a transaction):
-        the page cache stores a page and frees its render lock at once."""
-
-        def both() -> None:
-            redis_key, redis_delete_key = self.make_and_validate_key(key), self.make_and_validate_key(delete_key)
-            seconds = self.get_backend_timeout(timeout)
-            redis = self._cache  # type: ignore[attr-defined]  # Django's, not in its stubs
-            client = redis.get_client(redis_key, write=True)
-            pipeline = client.pipeline(transaction=False)
-            if seconds == 0:
-                pipeline.delete(redis_key)
-            else:
-                pipeline.set(redis_key, redis._serializer.dumps(value), ex=seconds)
-            pipeline.delete(redis_delete_key)
-            pipeline.execute()
-
-        self._attempt(both, None)
-
     def set_within_bound(
         self, key: Any, value: Any, timeout: int, count_key: Any, bound: int, delete_key: Any = None
     ) -> int | None:

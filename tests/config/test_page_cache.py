@@ -5,6 +5,7 @@ render under a stampede, the database down, compressed copies): ``test_page_cach
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -277,3 +278,32 @@ def test_loading_the_bundled_data_moves_the_catalog_generation():
     before = CATALOG_GENERATION.current()
     call_command("load_bundled_data", stdout=io.StringIO())
     assert CATALOG_GENERATION.current() != before
+
+
+# --- bounds ------------------------------------------------------------------------------------------------
+
+
+def _stored_pages() -> int:
+    """Pages in the cache, Redis or local memory: keys ending in the page key's digest (not locks, counts, copies)."""
+    from django.core.cache import cache
+
+    pattern = re.compile(r"page:1:[0-9a-f]{40}$")
+    if hasattr(cache, "_cache") and isinstance(cache._cache, dict):  # local memory
+        return sum(1 for key in cache._cache if pattern.search(key))
+    client = cache._cache.get_client("k")
+    return sum(1 for key in client.scan_iter("*page:1:*") if pattern.search(key.decode()))
+
+
+def test_a_flood_of_query_strings_keeps_the_pages_of_one_path_under_its_bound(client, settings):
+    services.model_import_offline(SHIPPED, only=[GLM_ID, LLAMA_ID])
+    settings.PAGE_CACHE_STATES_PER_PATH = 4
+    flood = [client.get(GLM, {"utm_source": f"crawler-{n}"}) for n in range(12)]
+
+    assert [r.status_code for r in flood] == [200] * 12  # every state is answered, only the first few are kept
+    assert _stored_pages() == 4
+    assert cache_state(client.get(GLM, {"utm_source": "crawler-0"})) == "HIT"
+    assert cache_state(client.get(GLM, {"utm_source": "crawler-11"})) == "MISS"  # rendered again, still not kept
+    other = f"/en/models/{LLAMA_ID}/"
+    client.get(other)
+    assert cache_state(client.get(other)) == "HIT"  # the bound is per path: other pages are kept as before
+    assert _stored_pages() == 5

@@ -117,17 +117,22 @@ def test_one_redis_client_per_connection_pool_serves_every_call(require_redis):
         assert cache._cache.get_client("k") is client
 
 
-def test_set_and_delete_is_one_pipeline_that_fails_soft(require_redis):
+def test_set_within_bound_stores_until_its_count_is_reached_and_fails_soft(require_redis):
     settings_ = _cache_settings(6379)
     settings_["default"]["LOCATION"] = require_redis
     with override_settings(CACHES=settings_):
         cache = caches["default"]
         cache.set("lock", 1, 60)
-        cache.set_and_delete("page", {"body": b"x"}, 60, "lock")
-        assert cache.get("page") == {"body": b"x"} and cache.get("lock") is None
-        assert 0 < cache._cache.get_client("page").ttl(cache.make_key("page")) <= 60
+        assert cache.set_within_bound("page-1", {"body": b"x"}, 60, "stored", 2, "lock") == 1
+        assert cache.get("page-1") == {"body": b"x"} and cache.get("lock") is None
+        assert 0 < cache._cache.get_client("page-1").ttl(cache.make_key("page-1")) <= 60
+        assert 0 < cache._cache.get_client("stored").ttl(cache.make_key("stored")) <= 60
+        assert cache.set_within_bound("page-2", 2, 60, "stored", 2) == 2
+        cache.set("lock", 1, 60)
+        assert cache.set_within_bound("page-3", 3, 60, "stored", 2, "lock") == 3  # past the bound: not stored
+        assert cache.get("page-2") == 2 and cache.get("page-3") is None and cache.get("lock") is None
     with closed_port() as port, override_settings(CACHES=_cache_settings(port)):
-        caches["default"].set_and_delete("page", 1, 60, "lock")  # nothing raised, nothing stored
+        assert caches["default"].set_within_bound("page", 1, 60, "stored", 2, "lock") is None  # nothing raised
         assert caches["default"].get("page") is None
 
 
