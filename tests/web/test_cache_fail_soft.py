@@ -159,9 +159,8 @@ ESTIMATE = "/api/v1/estimate?model=Qwen/Qwen3-8B"
 
 
 def _wrong_password(client, address: str = "203.0.113.7"):
-    return client.post(
-        reverse("admin:login"), {"username": "admin", "password": "a-wrong-guess", "next": "/admin/"}, REMOTE_ADDR=address
-    )
+    form = {"username": "admin", "password": "a-wrong-guess", "next": "/admin/"}
+    return client.post(reverse("admin:login"), form, REMOTE_ADDR=address)
 
 
 def test_the_api_answers_while_redis_is_down_instead_of_refusing_everyone(client):
