@@ -2,7 +2,8 @@
 
 ``import_request_start`` (the view) counts the client against the limit and queues the task once per id;
 ``import_request_run`` (the task) runs ``hub_import.model_import`` and records the outcome on the ImportRequest row;
-``import_requests_expire`` (beat) ends the ones whose worker died. Redis being down pauses imports, never errors.
+``import_requests_expire`` (beat) ends the ones whose worker died; ``import_request_requeue_lost`` (the next request
+for an id) queues again one whose message a broker restart lost. Redis being down pauses imports, never errors.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from django.utils.translation import gettext
 from kombu.exceptions import OperationalError as BrokerUnavailable
 from redis.exceptions import RedisError
 
-from models_catalog import hub
+from models_catalog import hub, import_queue
 from models_catalog.hub_ids import HubId, parse_hub_id
 from models_catalog.hub_import import model_import
 from models_catalog.models import ImportRequest, Model
@@ -45,6 +46,8 @@ QUEUE_ERRORS = (RedisError, BrokerUnavailable)
 # An import run inside a web request (Celery eager, no worker) makes one attempt with this timeout per Hub
 # request: no worker will retry later, and a reader is waiting.
 IN_REQUEST_HUB_TIMEOUT_S = 5.0
+# A request queued this recently may not have its broker marker yet (it is set right after the commit).
+LOST_AFTER_S = 5
 PAUSED_REASON = "the import could not be queued; try again in a few minutes"
 
 
@@ -89,6 +92,7 @@ def import_request_start(
     now = now or timezone.now()
     existing = ImportRequest.objects.filter(hub_id__iexact=hub_id.value).first()
     if existing is not None and _in_hand(existing, now):
+        import_request_requeue_lost(hub_id, now, enqueue)
         return existing
     _count_import_against_limit(client_key)
     with transaction.atomic():
@@ -138,6 +142,7 @@ def _import_request_enqueue(request_pk: int, hub_id: str, enqueue: Callable[[str
 
     try:
         (enqueue or model_import_task.delay)(hub_id)
+        import_queue.mark_queued(hub_id)
     except QUEUE_ERRORS as exc:
         logger.warning("import of %s not queued, imports paused: %s", hub_id, exc)
         ImportRequest.objects.filter(pk=request_pk, state=ImportRequest.State.QUEUED).update(
@@ -147,6 +152,28 @@ def _import_request_enqueue(request_pk: int, hub_id: str, enqueue: Callable[[str
             updated_at=timezone.now(),
         )
         raise ImportsPaused(str(exc)) from exc
+
+
+def import_request_requeue_lost(
+    hub_id: HubId, now: datetime | None = None, enqueue: Callable[[str], object] | None = None
+) -> bool:
+    """Queue again the import of ``hub_id`` if it is still queued but the broker lost its message (restarted
+    without persistence): at the next request for it, not after its time limit. Whether it was queued again; one
+    request wins when several ask at once. Raises ImportsPaused when the broker does not take it."""
+    now = now or timezone.now()
+    request = ImportRequest.objects.filter(hub_id__iexact=hub_id.value, state=ImportRequest.State.QUEUED).first()
+    if request is None or request.is_stale(now) or (now - request.queued_at).total_seconds() < LOST_AFTER_S:
+        return False
+    if not import_queue.message_lost(request.hub_id):
+        return False
+    with transaction.atomic():
+        won = ImportRequest.objects.filter(
+            pk=request.pk, state=ImportRequest.State.QUEUED, queued_at=request.queued_at
+        ).update(queued_at=now, updated_at=now)
+        if won:
+            logger.warning("import of %s lost by the broker, queued again", request.hub_id)
+            transaction.on_commit(partial(_import_request_enqueue, request.pk, request.hub_id, enqueue))
+    return bool(won)
 
 
 def import_requests_expire(now: datetime | None = None) -> int:

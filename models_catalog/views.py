@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponse
@@ -171,6 +172,8 @@ def import_start(request: HttpRequest) -> HttpResponse:
 @vary_on_headers("HX-Request")
 def import_status(request: HttpRequest, org: str, name: str) -> HttpResponse:
     hub_id = hub_id_for(org, name)
+    with contextlib.suppress(import_requests.ImportsPaused):  # recorded on the request, which the page shows
+        import_requests.import_request_requeue_lost(hub_id)
     pending = selectors.import_request_for(hub_id)
     model = selectors.model_by_hub_id(hub_id)
     if pending is None and model is None:

@@ -9,6 +9,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
+import redis
 from django.conf import settings
 from django.db import connection
 from django.test import Client
@@ -21,7 +22,7 @@ from models_catalog.models import ImportRequest, Model
 from models_catalog.tasks import model_import_task
 from tests.models_catalog.html import parse
 from tests.models_catalog.hub_replay import QWEN_SET, mount
-from tests.models_catalog.outages import HungServer, closed_port
+from tests.models_catalog.outages import HungServer, OwnRedis, closed_port
 from tests.support import local_server
 
 QWEN = "Qwen/Qwen3-30B-A3B"
@@ -349,3 +350,87 @@ def test_task_that_cannot_be_queued_leaves_the_request_failed_not_pending(outage
     sent = Sent()
     import_requests.import_request_start(parse_hub_id(QWEN), client_key="reader", enqueue=sent)
     assert sent.hub_ids == [QWEN] and ImportRequest.objects.get().state == "queued"
+
+
+# --- a broker restart -----
+class Published:
+    """Publishes each import onto the real broker's queue list, as Celery's publish does (the tasks are not run)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.hub_ids: list[str] = []
+
+    def __call__(self, hub_id: str) -> None:
+        redis.Redis.from_url(self.url).lpush("celery", hub_id)
+        self.hub_ids.append(hub_id)
+
+    def on_the_broker(self) -> list[str]:
+        return [raw.decode() for raw in redis.Redis.from_url(self.url).lrange("celery", 0, -1)]
+
+
+def _queued_on(broker: OwnRedis, settings, django_capture_on_commit_callbacks) -> Published:
+    settings.CELERY_BROKER_URL = broker.url
+    published = Published(broker.url)
+    with django_capture_on_commit_callbacks(execute=True):
+        import_requests.import_request_start(parse_hub_id(QWEN), client_key="reader", enqueue=published)
+    assert published.on_the_broker() == [QWEN] and ImportRequest.objects.get().state == "queued"
+    # the next request comes a while later (a request queued a moment ago may not have its marker yet)
+    ImportRequest.objects.update(queued_at=timezone.now() - timedelta(seconds=import_requests.LOST_AFTER_S + 1))
+    return published
+
+
+@pytest.mark.django_db
+def test_an_import_a_broker_restart_lost_is_queued_again_at_the_next_request(
+    settings, tmp_path, django_capture_on_commit_callbacks
+):
+    with OwnRedis(tmp_path) as broker:
+        published = _queued_on(broker, settings, django_capture_on_commit_callbacks)
+        broker.kill()
+        broker.start()  # without persistence: the queue comes back empty
+        assert published.on_the_broker() == []
+
+        with django_capture_on_commit_callbacks(execute=True):
+            again = import_requests.import_request_requeue_lost(parse_hub_id(QWEN), enqueue=published)
+            once = import_requests.import_request_requeue_lost(parse_hub_id(QWEN), enqueue=published)
+
+        assert (again, once) == (True, False)  # queued again once, then its marker is back
+        assert published.on_the_broker() == [QWEN] and published.hub_ids == [QWEN, QWEN]
+        assert ImportRequest.objects.get().state == "queued"
+
+
+@pytest.mark.django_db
+def test_a_repost_after_a_broker_restart_queues_the_lost_import_again(
+    settings, tmp_path, django_capture_on_commit_callbacks
+):
+    with OwnRedis(tmp_path) as broker:
+        published = _queued_on(broker, settings, django_capture_on_commit_callbacks)
+        broker.kill()
+        broker.start()
+        with django_capture_on_commit_callbacks(execute=True):
+            import_requests.import_request_start(parse_hub_id(QWEN), client_key="reader", enqueue=published)
+        assert published.on_the_broker() == [QWEN]
+
+
+@pytest.mark.django_db
+def test_a_broker_restarted_from_its_append_only_file_keeps_the_import_queued_once(
+    settings, tmp_path, django_capture_on_commit_callbacks
+):
+    with OwnRedis(tmp_path, persistent=True) as broker:
+        published = _queued_on(broker, settings, django_capture_on_commit_callbacks)
+        broker.kill()
+        broker.start()
+
+        with django_capture_on_commit_callbacks(execute=True):
+            assert import_requests.import_request_requeue_lost(parse_hub_id(QWEN), enqueue=published) is False
+        assert published.on_the_broker() == [QWEN] and published.hub_ids == [QWEN]
+
+
+@pytest.mark.django_db
+def test_a_broker_that_does_not_answer_cannot_tell_and_queues_nothing(settings, django_capture_on_commit_callbacks):
+    sent = Sent()
+    _aged(QWEN, "queued", import_requests.LOST_AFTER_S + 1)
+    with closed_port() as port:
+        settings.CELERY_BROKER_URL = f"redis://127.0.0.1:{port}/0"
+        with django_capture_on_commit_callbacks(execute=True):
+            assert import_requests.import_request_requeue_lost(parse_hub_id(QWEN), enqueue=sent) is False
+    assert sent.hub_ids == []
