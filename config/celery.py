@@ -1,4 +1,5 @@
-"""The Celery app: broker and result backend from REDIS_URL (see settings), tasks discovered in the apps."""
+"""The Celery app: broker and result backend from BROKER_URL, else REDIS_URL (see settings), tasks discovered in the
+apps."""
 
 import os
 

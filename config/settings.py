@@ -2,9 +2,10 @@
 
 With no DATABASE_URL / REDIS_URL the site runs on an embedded default: SQLite in the project, the local-memory
 cache, and Celery tasks executed eagerly in the web process. Production sets SECRET_KEY, ALLOWED_HOSTS,
-DATABASE_URL, REDIS_URL and HTTPS=1, which makes `manage.py check --deploy` pass without warnings. Behind a
-reverse proxy (TLS termination, a load balancer) it also sets TRUSTED_PROXY_HOPS to the number of proxies: only
-then are X-Forwarded-For and X-Forwarded-Proto believed (a client can write either header itself).
+DATABASE_URL, REDIS_URL (the cache), BROKER_URL (the task queue's own Redis) and HTTPS=1, which makes
+`manage.py check --deploy` pass without warnings. Behind a reverse proxy (TLS termination, a load balancer) it also
+sets TRUSTED_PROXY_HOPS to the number of proxies: only then are X-Forwarded-For and X-Forwarded-Proto believed (a
+client can write either header itself).
 """
 
 from __future__ import annotations
@@ -161,7 +162,7 @@ def redis_caches(url: str, key_prefix: str = "gpufit") -> dict[str, dict]:
 
 
 if REDIS_URL:
-    CACHES = redis_caches(REDIS_URL, env_str("CACHE_KEY_PREFIX", "gpufit"))
+    CACHES = redis_caches(REDIS_URL, env_str("CACHE_KEY_PREFIX") or "gpufit")
 else:
     CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "gpufit"},
@@ -334,8 +335,8 @@ PERMISSIONS_POLICY: dict[str, list[str]] = {
 # Admin sign-in attempts (django-axes): counted per client address (models_catalog.client, the same address the
 # API's rate limit counts) and per account; past AXES_FAILURE_LIMIT failures either one is refused with 429 before
 # any password is checked, until ADMIN_LOGIN_COOLOFF_MINUTES pass without another try. The count lives in Redis when
-# REDIS_URL is set, so every web process shares it; without Redis (one process) in the database, since the
-# local-memory cache would give each process its own count.
+# REDIS_URL is set, so every web process shares it (in each process while Redis is away: the `counters` cache);
+# without Redis (one process) in the database, since the local-memory cache would give each process its own count.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",  # first: refuses a locked client or account before the password check
     "django.contrib.auth.backends.ModelBackend",
@@ -420,6 +421,7 @@ HUB_MAX_RETRY_AFTER_S = env_int("HUB_MAX_RETRY_AFTER_S", 30)
 HUB_QUANT_REPOS_MAX = env_int("HUB_QUANT_REPOS_MAX", 8)
 # On-demand imports a reader's connection may start per hour.
 CATALOG_IMPORTS_PER_CLIENT_PER_HOUR = env_int("CATALOG_IMPORTS_PER_CLIENT_PER_HOUR", 10)
-# Requests one client may make to /api/v1/ ("<count>/<s|m|h|d>", django-ratelimit's syntax), counted in the default
-# cache (Redis when REDIS_URL is set, so every web process shares the count); empty turns the limit off.
+# Requests one client may make to /api/v1/ ("<count>/<s|m|h|d>", django-ratelimit's syntax), counted in the
+# `counters` cache (Redis when REDIS_URL is set, so every web process shares the count; each process alone while it
+# is away); empty turns the limit off.
 API_RATE_LIMIT = env_str("API_RATE_LIMIT", "120/m") or ""

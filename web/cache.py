@@ -148,9 +148,9 @@ class FailSoftRedisCache(RedisCache):
         return self._attempt(both, ({}, False))
 
     def set_within_bound(
-        self, key: Any, value: Any, timeout: int, count_key: Any, bound: int, delete_key: Any = None
+        self, key: Any, value: Any, seconds: int, count_key: Any, bound: int, delete_key: Any = None
     ) -> int | None:
-        """``set(key, value, timeout)`` unless ``count_key`` has counted ``bound`` sets within ``timeout`` already,
+        """``set(key, value, seconds)`` unless ``count_key`` has counted ``bound`` sets within ``seconds`` already,
         then ``delete(delete_key)`` if given, in one round trip (a Lua script): the page cache keeps at most so many
         pages per path. The count after this set (above ``bound``: not set); None when Redis did not answer."""
 
@@ -162,8 +162,8 @@ class FailSoftRedisCache(RedisCache):
             script = self._scripts.get((client, _SET_WITHIN_BOUND))
             if script is None:
                 script = self._scripts[(client, _SET_WITHIN_BOUND)] = client.register_script(_SET_WITHIN_BOUND)
-            seconds = max(1, int(self.get_backend_timeout(timeout)))
-            return int(script(keys=keys, args=[redis._serializer.dumps(value), seconds, int(bound)]))
+            args = [redis._serializer.dumps(value), max(1, int(seconds)), int(bound)]
+            return int(script(keys=keys, args=args))
 
         return self._attempt(counted, None)
 

@@ -27,7 +27,8 @@ def _client(group: str, request: HttpRequest) -> str:
 
 
 def _limited(request: HttpRequest) -> HttpResponse | None:
-    """A 429 past the client's rate (API_RATE_LIMIT, counted in Django's cache: Redis in production)."""
+    """A 429 past the client's rate (API_RATE_LIMIT, counted in the `counters` cache: Redis in production, each
+    process on its own while Redis is away; a count that still cannot be read lets the request through)."""
     rate = settings.API_RATE_LIMIT
     if not rate:
         return None

@@ -8,6 +8,7 @@ import io
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -288,9 +289,10 @@ def _stored_pages() -> int:
     from django.core.cache import cache
 
     pattern = re.compile(r"page:1:[0-9a-f]{40}$")
-    if hasattr(cache, "_cache") and isinstance(cache._cache, dict):  # local memory
-        return sum(1 for key in cache._cache if pattern.search(key))
-    client = cache._cache.get_client("k")
+    store: Any = getattr(cache, "_cache", None)
+    if isinstance(store, dict):  # local memory
+        return sum(1 for key in store if pattern.search(key))
+    client = store.get_client("k")
     return sum(1 for key in client.scan_iter("*page:1:*") if pattern.search(key.decode()))
 
 

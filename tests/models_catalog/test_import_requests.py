@@ -365,7 +365,8 @@ class Published:
         self.hub_ids.append(hub_id)
 
     def on_the_broker(self) -> list[str]:
-        return [raw.decode() for raw in redis.Redis.from_url(self.url).lrange("celery", 0, -1)]
+        client = redis.Redis.from_url(self.url, decode_responses=True)
+        return [str(raw) for raw in client.lrange("celery", 0, -1)]
 
 
 def _queued_on(broker: OwnRedis, settings, django_capture_on_commit_callbacks) -> Published:
