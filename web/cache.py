@@ -36,6 +36,9 @@ T = TypeVar("T")
 # Per Redis location (the servers a cache names): the monotonic time before which this process does not ask it again.
 # Shared by every thread's cache instance of that location; another location (another Redis) keeps its own.
 DOWN_UNTIL: dict[str, float] = {}
+# The locations this process found down and has not yet reached again: each outage is logged once, at its start and
+# at its end, however often Redis is tried in between.
+IN_OUTAGE: set[str] = set()
 
 
 class ReusedClientRedisCacheClient(RedisCacheClient):
@@ -89,25 +92,23 @@ class FailSoftRedisCache(RedisCache):
         if down_until and time.monotonic() < down_until:
             return fallback
         try:
-            return call()
+            found = call()
         except RedisError as exc:
-            if not down_until:
+            if self._location not in IN_OUTAGE:
+                IN_OUTAGE.add(self._location)
                 logger.warning("cache unavailable, serving uncached: %s", exc)
             DOWN_UNTIL[self._location] = time.monotonic() + RETRY_AFTER_SECONDS
             return fallback
-
-    def _recovered(self) -> None:
-        down_until = DOWN_UNTIL.get(self._location, 0.0)
-        if down_until and time.monotonic() >= down_until:
-            logger.warning("cache reachable again")
+        if self._location in IN_OUTAGE:  # the first call that Redis answered again ends the outage
+            IN_OUTAGE.discard(self._location)
             DOWN_UNTIL.pop(self._location, None)
+            logger.warning("cache reachable again")
+        return found
 
     def get(self, key: Any, default: Any = None, version: int | None = None) -> Any:
-        self._recovered()
         return self._attempt(lambda: super(FailSoftRedisCache, self).get(key, default, version), default)
 
     def get_many(self, keys: Iterable[Any], version: int | None = None) -> dict[Any, Any]:
-        self._recovered()
         return self._attempt(lambda: super(FailSoftRedisCache, self).get_many(keys, version), {})
 
     def has_key(self, key: Any, version: int | None = None) -> bool:
@@ -144,7 +145,6 @@ class FailSoftRedisCache(RedisCache):
             found = {key: redis._serializer.loads(v) for key, v in zip(keys, values, strict=True) if v is not None}
             return found, bool(added)
 
-        self._recovered()
         return self._attempt(both, ({}, False))
 
     def set_within_bound(
@@ -206,20 +206,17 @@ class CountingRedisCache(FailSoftRedisCache):
         return found
 
     def get(self, key: Any, default: Any = None, version: int | None = None) -> Any:
-        self._recovered()
         return self._counted(
             lambda: RedisCache.get(self, key, default, version), lambda here: here.get(key, default, version)
         )
 
     def add(self, key: Any, value: Any, timeout: Any = 300, version: int | None = None) -> bool:
-        self._recovered()
         return self._counted(
             lambda: RedisCache.add(self, key, value, timeout, version),
             lambda here: here.add(key, value, timeout, version),
         )
 
     def incr(self, key: Any, delta: int = 1, version: int | None = None) -> int:
-        self._recovered()
         return self._counted(
             lambda: RedisCache.incr(self, key, delta, version), lambda here: here.incr(key, delta, version)
         )
