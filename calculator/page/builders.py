@@ -6,7 +6,7 @@ from __future__ import annotations
 from calculator.estimation import Mode, budget_bytes
 from calculator.page.accuracy import accuracy_notes
 from calculator.page.inputs import precision_label
-from calculator.page.planner import faq_plan
+from calculator.page.plan_kept import faq_plan
 
 from .commands import Commands, commands_section
 from .context import ContextSection, context_section

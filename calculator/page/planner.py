@@ -36,8 +36,6 @@ from models_catalog.architecture import ModelSpec
 from pricing.gpus import GpuSpec
 from pricing.offers import OfferRecord, PricingKind
 from pricing.owned import OwnedMachine, OwnedServer, owned_data
-from web.generations import CATALOG_GENERATION, PRICES_GENERATION
-from web.kept import PROCESS, Kept
 
 from .gpus import OfferRow, gpu_index, gpus_section
 
@@ -424,26 +422,10 @@ def _crossovers(curve: tuple[CurvePoint, ...]) -> tuple[Crossover, ...]:
 
 # The volume the model page's common question asks about: a billion output tokens a month, the planner's defaults
 FAQ_VOLUME = 1e9
-# The FAQ's plan per catalog model, day and calculator state: the planner sizes every replica shape (about half of a
-# JSON estimate's work), and the API, the FAQ page, the Markdown twin and the FAQ block ask for the same states.
-FAQ_PLANS: Kept[PlanAnswer] = Kept(
-    "faq-plan",
-    depends_on=(CATALOG_GENERATION, PRICES_GENERATION),
-    per_language=True,
-    where=PROCESS,
-    max_entries=1024,
-)
 
 
-def faq_plan(inputs: PageInputs) -> PlanAnswer:
-    """The planner's answer for ``FAQ_VOLUME`` with the page's input mix and cached share (the FAQ's question); kept
-    per catalog model, day and state (an inline config, without a catalog id, is planned each time)."""
-    if not inputs.hub_id:
-        return _faq_plan(inputs)
-    return FAQ_PLANS.get(lambda: _faq_plan(inputs), inputs.hub_id, inputs.today, inputs.state)
-
-
-def _faq_plan(inputs: PageInputs) -> PlanAnswer:
+def faq_answer(inputs: PageInputs) -> PlanAnswer:
+    """The planner's answer for ``FAQ_VOLUME`` with the page's input mix and cached share (the FAQ's question)."""
     state = inputs.state
     demand = Demand(FAQ_VOLUME, input_per_output=state.ratio, cached_share=state.cached / 100)
     return plan_answer(inputs, demand)

@@ -322,21 +322,21 @@ def test_a_mac_on_a_desk_serves_a_small_volume_and_only_a_small_one(client, site
 
 
 def test_the_faq_plan_is_kept_per_model_day_and_state_and_equals_a_fresh_plan(site):
-    from calculator.page import planner as page_planner
+    from calculator.page import plan_kept as kept
     from calculator.page.basis import page_basis
     from calculator.state import CalculatorState
     from models_catalog.models import Model
 
-    page_planner.FAQ_PLANS.forget()
+    kept.FAQ_PLANS.forget()
     model = Model.objects.get(hub_id="zai-org/GLM-5.3-Flash")
     sources = page_basis(model, date.today()).sources
     assert sources is not None
     state = CalculatorState().with_defaults_of(sources.choices)
     inputs = sources.inputs(state)
-    first = page_planner.faq_plan(inputs)
-    assert page_planner.faq_plan(sources.inputs(state)) is first  # kept
-    assert first == page_planner._faq_plan(inputs)
-    other = page_planner.faq_plan(sources.inputs(replace(state, cached=50)))
-    assert other is not first and other == page_planner._faq_plan(sources.inputs(replace(state, cached=50)))
+    first = kept.faq_plan(inputs)
+    assert kept.faq_plan(sources.inputs(state)) is first  # kept
+    assert first == kept.faq_answer(inputs)
+    other = kept.faq_plan(sources.inputs(replace(state, cached=50)))
+    assert other is not first and other == kept.faq_answer(sources.inputs(replace(state, cached=50)))
     inline = replace(inputs, hub_id="")  # a config sent inline has no catalog id: planned each time
-    assert page_planner.faq_plan(inline) is not page_planner.faq_plan(inline)
+    assert kept.faq_plan(inline) is not kept.faq_plan(inline)
