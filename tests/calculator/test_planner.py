@@ -340,3 +340,13 @@ def test_the_faq_plan_is_kept_per_model_day_and_state_and_equals_a_fresh_plan(si
     assert other is not first and other == kept.faq_answer(sources.inputs(replace(state, cached=50)))
     inline = replace(inputs, hub_id="")  # a config sent inline has no catalog id: planned each time
     assert kept.faq_plan(inline) is not kept.faq_plan(inline)
+
+
+def test_the_planner_builder_computes_and_keeps_nothing():
+    """Its one kept value, the FAQ plan, is declared in calculator/page/plan_kept.py through web/kept.py."""
+    from calculator.page import plan_kept
+    from calculator.page import planner as builder
+
+    source = Path(builder.__file__).read_text()
+    assert "Kept" not in source and "web.kept" not in source
+    assert plan_kept.FAQ_PLANS.name == "faq-plan"
