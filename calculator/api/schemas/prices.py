@@ -1,0 +1,114 @@
+"""Where the API's answer meets prices: the offers ranked for a need, the cheapest one, and the break-even against
+hosted APIs at the throughput a configuration sustains. Money is USD as a number, beside the day it was captured."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from ninja import Field, Schema
+
+
+class OfferOut(Schema):
+    provider: str
+    provider_name: str
+    gpu: str
+    gpu_name: str
+    instance_name: str
+    region: str
+    pricing_kind: str
+    gpus_needed: int = Field(..., description="GPUs the memory needs")
+    engine_gpus: int | None = Field(
+        ..., description="GPUs an engine (vLLM, SGLang) runs the model on: tensor_parallel × pipeline_parallel"
+    )
+    tensor_parallel: int | None = Field(None, description="tensor-parallel degree of that split")
+    pipeline_parallel: int | None = Field(None, description="pipeline stages of that split")
+    attention_data_parallel: int | None = Field(
+        None,
+        description="GPUs that each run attention for their own requests (SGLang --enable-dp-attention, vLLM "
+        "--data-parallel-size with --enable-expert-parallel); 1: plain tensor parallelism",
+    )
+    instance_gpus: int = Field(
+        ...,
+        description="GPUs in the instance as sold, all billed: per_hour_usd = instance_gpus × price_per_gpu_hour_usd",
+    )
+    idle_gpus: int | None = Field(None, description="GPUs of the instance the engine's split leaves unused")
+    price_per_gpu_hour_usd: float
+    per_hour_usd: float
+    per_month_usd: float
+    captured_at: datetime | date | None
+    stale: bool
+    confidence: str
+    url: str
+    tokens_per_s_low: float | None = None
+    tokens_per_s_high: float | None = None
+
+
+class GpuCountOut(Schema):
+    gpu_family: str
+    gpu_name: str
+    memory_bytes: int
+    gpus_needed: int
+    nodes: int
+
+
+class GpusOut(Schema):
+    need_bytes: int
+    by_gpu: list[OfferOut]
+    by_provider: list[OfferOut]
+    several_nodes: list[GpuCountOut]
+    newest_capture: date | None
+    any_stale: bool
+    any_low_confidence: bool
+
+
+class SummaryOut(Schema):
+    need_bytes: int
+    smallest_need_bytes: int
+    smallest_label: str
+    smallest_mode: str = Field(
+        ..., description="the mode of the smallest need: inference on an inference page, a fine-tuning mode otherwise"
+    )
+    cheapest: OfferOut | None
+    fits_one_gpu: bool
+    largest_gpu_name: str
+    smallest_gpu_name: str
+
+
+class HostedOut(Schema):
+    route: str
+    provider: str
+    input_per_million_usd: float
+    cached_input_per_million_usd: float
+    output_per_million_usd: float
+    intro_in_force: bool
+    intro_expired: bool
+    captured_on: date | None
+    confidence: str
+    source_publisher: str
+    source_title: str
+    source_url: str
+
+
+class SustainedOut(Schema):
+    concurrency: int = Field(..., description="requests at a time the configuration holds at the floor")
+    tokens_per_s: float = Field(..., description="all of them together, low end of the estimate")
+    per_request_tokens_per_s: float = Field(..., description="what each request sees, low end")
+    limit: str = Field(..., description="what stops a larger batch: memory, latency (the floor) or batch (256)")
+    meets_floor: bool = Field(..., description="false when even one request is slower than the floor")
+
+
+class BreakEvenOut(Schema):
+    self_host: OfferOut | None
+    tokens_per_s: float | None = Field(..., description="self-host throughput at the sustained batch")
+    sustained: SustainedOut | None
+    min_tokens_per_s: int = Field(..., description="the per-request floor (tps)")
+    self_host_per_million_output_usd: float | None = Field(
+        ..., description="the self-host month over the tokens it generates at the sustained batch"
+    )
+    hosted: list[HostedOut]
+    input_tokens_per_output_token: float
+    cached_input_share: float
+    api_per_million_output_usd: float | None
+    break_even_output_tokens_per_month: float | None
+    self_host_capacity_tokens_per_month: float | None
+    self_host_can_reach_break_even: bool | None
