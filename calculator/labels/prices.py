@@ -1,0 +1,150 @@
+"""Prices and plans in the reader's words: how an offer is sold, how a price refresh ended, stale prices, hosted-API
+providers, the adapters' words around an offer's name, and the planner's ways to serve and their limits."""
+
+from __future__ import annotations
+
+from django.utils.functional import Promise
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
+
+from calculator.formatting import format_day
+from pricing.offers import StaleOffers
+
+from .choices import in_words
+
+# How an offer is sold and how a provider's last price refresh ended, as pricing stores them (pricing/offers.py,
+# PriceSnapshot.Outcome), in the reader's words.
+PRICING_KINDS = {
+    "on-demand": _("on demand"),
+    "spot": _("spot (interruptible)"),
+    "community": _("community cloud"),
+    "reserved": _("reserved"),
+}
+REFRESH_OUTCOMES = {
+    "success": _("new prices"),
+    "unchanged": _("prices unchanged"),
+    "empty": _("no offers returned"),
+    "failed": _("failed"),
+}
+
+
+def pricing_kind_label(key: str) -> str:
+    return in_words(PRICING_KINDS, key)
+
+
+def refresh_outcome_label(key: str) -> str:
+    return in_words(REFRESH_OUTCOMES, key)
+
+
+PLAN_LIMITS = {
+    "tpot": _("limited by the time per token"),
+    "ttft": _("limited by the time to first token"),
+    "memory": _("limited by the KV cache"),
+    "sequences": _("limited by the engine's request limit"),
+    "budget": _("limited by the tokens per step"),
+}
+
+
+# The planner's three ways to serve: as the subject of "… cost less than …", and as a chart legend
+PLAN_KINDS = {
+    "api": _("hosted APIs"),
+    "rented": _("rented GPUs"),
+    "owned": _("owned servers"),
+}
+PLAN_KIND_LEGENDS = {
+    "api": _("API"),
+    "rented": _("Rented GPUs"),
+    "owned": _("Owned servers"),
+}
+
+
+def plan_kind_label(kind: str) -> str:
+    return in_words(PLAN_KINDS, kind)
+
+
+def plan_kind_legend(kind: str) -> str:
+    return in_words(PLAN_KIND_LEGENDS, kind)
+
+
+def plan_limit_label(limit: str) -> str:
+    """What stops a replica from running more requests at once, in words."""
+    return in_words(PLAN_LIMITS, limit)
+
+
+def stale_text(stale: StaleOffers) -> str:
+    """One sentence for the stale prices of a table (pricing.offers.stale_offers), said once instead of per row."""
+    values: dict[str, int | str] = {"num": stale.count, "total": stale.total}
+    if stale.first_seen and stale.last_seen and stale.first_seen != stale.last_seen:
+        text = ngettext(
+            "%(num)s of these %(total)s prices is stale: seen %(first)s to %(last)s, longer ago than we count as "
+            "current or before a refresh that failed.",
+            "%(num)s of these %(total)s prices are stale: seen %(first)s to %(last)s, longer ago than we count as "
+            "current or before a refresh that failed.",
+            stale.count,
+        )
+        values |= {"first": format_day(stale.first_seen), "last": format_day(stale.last_seen)}
+    elif stale.first_seen:
+        text = ngettext(
+            "%(num)s of these %(total)s prices is stale: seen %(day)s, longer ago than we count as current or before "
+            "a refresh that failed.",
+            "%(num)s of these %(total)s prices are stale: seen %(day)s, longer ago than we count as current or before "
+            "a refresh that failed.",
+            stale.count,
+        )
+        values["day"] = format_day(stale.first_seen)
+    else:
+        text = ngettext(
+            "%(num)s of these %(total)s prices is stale.", "%(num)s of these %(total)s prices are stale.", stale.count
+        )
+    return text % values
+
+
+# Hosted-API providers as the price file names them (pricing/data/api-prices.json), in the reader's language; names
+# alone ("AWS Bedrock us-east-1 (Meta Llama 3.3 70B)") stay as they are.
+HOSTED_PROVIDERS: dict[str, Promise] = {
+    "Z.ai (vendor list price)": _("Z.ai (vendor list price)"),
+    "Z.ai (vendor list price, introductory offer)": _("Z.ai (vendor list price, introductory offer)"),
+    "OpenRouter (list price = top provider)": _("OpenRouter (list price = top provider)"),
+}
+_OPENROUTER_ENDPOINT = "OpenRouter endpoint: "
+
+
+def hosted_provider(text: str) -> str:
+    """A hosted API's provider label in the reader's language."""
+    if text in HOSTED_PROVIDERS:
+        return str(HOSTED_PROVIDERS[text])
+    if text.startswith(_OPENROUTER_ENDPOINT):
+        return gettext("OpenRouter endpoint: %(name)s") % {"name": text[len(_OPENROUTER_ENDPOINT) :]}
+    return text
+
+
+# What price adapters write around an offer's name and region (pricing/providers), in the reader's language; the
+# providers' product names ("Secure Cloud", "8x H100") stay as they are.
+OFFER_PHRASES: dict[str, Promise] = {
+    "global marketplace": _("global marketplace"),
+    "global (community hosts)": _("global (community hosts)"),
+    "global (secure cloud data centers)": _("global (secure cloud data centers)"),
+    "global list price": _("global list price"),
+    "global": _("global"),
+    "marketplace": _("marketplace"),
+    "(marketplace, on-demand)": _("(marketplace, on-demand)"),
+    "(marketplace, interruptible/bid)": _("(marketplace, interruptible/bid)"),
+    "(marketplace, per GPU)": _("(marketplace, per GPU)"),
+    # the price snapshot's own words around a provider's SKU (pricing/data/snapshot): RunPod's interruptible pods,
+    # and the note on Google Cloud's A100 SKUs
+    "spot (interruptible) pod": _("spot (interruptible) pod"),
+    "(A100 without '80GB' = 40GB)": _("(A100 without '80GB' = 40GB)"),
+}
+# Phrases replaced wherever they stand in an offer's name (the rest replace a whole name or region only).
+_OFFER_PARTS = frozenset(phrase for phrase in OFFER_PHRASES if phrase.startswith("(") or " pod" in phrase)
+
+
+def offer_text(text: str) -> str:
+    """An offer's name or region with the adapters' own words in the reader's language (the providers' product names,
+    "Secure Cloud", "Community Cloud", stay as they are)."""
+    if text in OFFER_PHRASES:
+        return str(OFFER_PHRASES[text])
+    for phrase in _OFFER_PARTS:
+        if phrase in text:
+            text = text.replace(phrase, str(OFFER_PHRASES[phrase]))
+    return text
