@@ -1,6 +1,6 @@
 """The 404 model page's "did you mean" list: difflib's answer, found without scoring the whole catalog in Python.
 
-models_catalog.selectors scores only the candidates a C upper bound (rapidfuzz) cannot rule out; these tests hold
+models_catalog.selectors.search scores only the candidates a C upper bound (rapidfuzz) cannot rule out; these tests hold
 it to exactly difflib.get_close_matches, ties included, on catalogs built to be full of near misses.
 """
 
@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models_catalog.models import Model
-from models_catalog.selectors import _close_strings, close_matches
+from models_catalog.selectors import close_matches
+from models_catalog.selectors.search import _close_strings
 
 # Few letters, so that ids share long runs, scores tie and the cutoff falls between candidates.
 ids = st.text(alphabet="ab-/.3", min_size=1, max_size=14)

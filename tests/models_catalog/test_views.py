@@ -197,8 +197,9 @@ def test_pages_of_the_list_hold_without_counting_the_whole_table(client, catalog
 
 def test_page_count_stops_at_the_cap(client, catalog, monkeypatch):
     from models_catalog import selectors
+    from models_catalog.selectors import listing
 
-    monkeypatch.setattr(selectors, "COUNT_CAP", 30)
+    monkeypatch.setattr(listing, "COUNT_CAP", 30)
     monkeypatch.setattr(selectors, "PER_PAGE", 20)
     page = parse(client.get("/en/models/?page=2").content)
 
