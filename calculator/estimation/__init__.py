@@ -3,7 +3,8 @@
 Four rooms over a small foundation; each imports only the ones above it in this list:
 
 - foundation: ``workload`` (what a reader asks: mode, precision, context, requests; the ``Breakdown`` of terms),
-  ``precision`` (every precision's bits per category), ``facts`` (per-model constants derived once), ``memo`` (the
+  ``precision`` (every precision's bits per category), ``tensor_bits`` (the tensor categories those bits are given
+  for), ``gguf_types`` (llama.cpp's GGUF file types), ``facts`` (per-model constants derived once), ``memo`` (the
   per-spec memo).
 - ``engines``: engine profiles, release lines, data-parallel attention, published builds, weight sourcing, launch
   commands.

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from models_catalog.architecture import AttentionKind, ModelSpec
 
 from .memo import per_spec
-from .precision import LayerFacts, TensorCounts
+from .tensor_bits import LayerFacts, TensorCounts
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,5 +11,6 @@
 - ``sourcing``: where a command's weights come from (the model's repository, a published build, a conversion).
 - ``launch``: the command line each engine is started with.
 
-Imports: the foundation modules (``workload``, ``precision``, ``facts``, ``memo``) only.
+Imports: the foundation modules (``workload``, ``precision``, ``tensor_bits``, ``gguf_types``, ``facts``, ``memo``)
+only.
 """

@@ -10,8 +10,8 @@ from ..precision import (
     NF4_DOUBLE_QUANT_BITS,
     Precision,
     get_precision,
-    weight_bits_total,
 )
+from ..tensor_bits import weight_bits_total
 from .gguf import gguf_size
 
 
