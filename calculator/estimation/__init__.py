@@ -50,7 +50,8 @@ from .plan.cost import (
 )
 from .plan.inverse import max_concurrency, max_context
 from .precision import PAGE_PRECISIONS, PRECISIONS, Precision, get_precision
-from .speed.estimate import SpeedEstimate, decode_bytes_per_step, speed
+from .speed.estimate import SpeedEstimate, speed
+from .speed.work import decode_bytes_per_step
 from .workload import (
     FRAMEWORKS_KEYS,
     GB,

@@ -48,7 +48,7 @@ from calculator.labels import MODE_CHANGES
 from calculator.state import parse_tokens
 from models_catalog.architecture import ModelSpec
 from models_catalog.specs import SpecUnavailable, param_counts, spec_from_config, spec_from_recorded_folder
-from pricing.gpus import GpuSpec, family_slug, load_gpus
+from pricing.gpus import GpuSpec, PrefillRun, family_slug, load_gpus
 
 HUB_DIR = Path(__file__).resolve().parents[2] / "models_catalog" / "data" / "hub"
 USAGE_EXIT = 2
@@ -194,6 +194,13 @@ class Machine:
     bf16_dense_tflops: float | None = None
     fp8_dense_tflops: float | None = None
     reported_capacity_bytes: int | None = None  # GpuSpec.capacity_bytes of the catalog row it comes from
+    # The rest of what the speed model reads (core SpeedHardware); machine_from_gpu does not carry them over from the
+    # catalog row, so the speed model takes its CUDA engine profiles and no measured prefill run for a machine.
+    vendor: str = ""
+    segment: str = ""
+    form_factor: str | None = None
+    fp16_tensor_dense_tflops: float | None = None
+    prefill_run: PrefillRun | None = None
 
     @property
     def short_name(self) -> str:

@@ -30,11 +30,15 @@ from calculator.estimation import (
     units_needed,
     usable_bytes,
 )
+from calculator.estimation.plan.deployment import PlannedGpu
+from pricing.gpus import PrefillRun
 from tests.calculator.estimation_specs import hub_spec, llama_31_8b
 
 
 @dataclass(frozen=True)
 class Gpu:
+    """A GPU record with only the figures these tests set; the rest as a catalog row without them reads."""
+
     slug: str
     name: str
     memory_bytes: int
@@ -42,10 +46,15 @@ class Gpu:
     bf16_dense_tflops: float | None = None
     fp8_dense_tflops: float | None = None
     capacity_bytes: int = 0  # what the runtime reports; tests give round figures
+    vendor: str = ""
+    segment: str = ""
+    form_factor: str | None = None
+    fp16_tensor_dense_tflops: float | None = None
+    prefill_run: PrefillRun | None = None
 
 
 # gpus.json h100-sxm; CUDA reports 85,045,477,376 bytes (gpu-capacity.json), here rounded to 85 GB
-H100 = Gpu("h100-sxm", "NVIDIA H100 SXM 80GB", 80 * GB, 3350, 989, 1979, capacity_bytes=85 * GB)
+H100: PlannedGpu = Gpu("h100-sxm", "NVIDIA H100 SXM 80GB", 80 * GB, 3350, 989, 1979, capacity_bytes=85 * GB)
 H100_BUDGET = 85 * GB * 9 // 10  # vLLM at --gpu-memory-utilization 0.9
 
 

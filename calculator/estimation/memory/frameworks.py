@@ -174,8 +174,9 @@ FRAMEWORKS: Mapping[str, FrameworkProfile] = {
 }
 
 
-def get_framework(key: object) -> FrameworkProfile | None:
-    return FRAMEWORKS.get(str(getattr(key, "value", key)))
+def get_framework(key: str) -> FrameworkProfile | None:
+    """The profile of a framework key; a ``Framework`` member is its key (a ``StrEnum``)."""
+    return FRAMEWORKS.get(str(key))
 
 
 def lora_targets(key: str, profile: FrameworkProfile) -> LoraTargets | None:

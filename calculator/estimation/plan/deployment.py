@@ -38,7 +38,8 @@ from ..memory.fit import (
     plan_on_instance,
     units_needed,
 )
-from ..speed.estimate import SpeedHardware, speed
+from ..speed.estimate import speed
+from ..speed.work import SpeedHardware
 from ..workload import Workload
 from .placement import dp_attention_fit, engine_plan, rank_fit
 

@@ -17,8 +17,8 @@ from models_catalog.architecture import ModelSpec
 from ..memo import per_spec
 from ..memory.overhead import LLAMA_CPP_FIT_MARGIN_BYTES
 from ..precision import get_precision
-from ..speed.estimate import _expert_share
 from ..speed.step_time import engine_speed
+from ..speed.work import expert_share
 from ..workload import GIB, Workload
 from .offload import OffloadSplit, Placement, gguf_layout, offload_split
 
@@ -199,7 +199,7 @@ def offload_speed(
     t = gguf_layout(spec, split.ftype)
     n = len(t.layers)
     batch = max(1, workload.concurrency)
-    share = _expert_share(spec, batch)
+    share = expert_share(spec, batch)
     first_gpu = n - min(n, split.gpu_layers) if split.placement is Placement.LAYERS else 0
     if split.placement is Placement.NONE:
         first_gpu = n

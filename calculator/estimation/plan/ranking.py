@@ -40,10 +40,13 @@ class RankableGpu(Protocol):
     def capacity_bytes(self) -> int: ...
 
     @property
-    def short_name(self) -> str: ...
+    def name(self) -> str: ...
 
     @property
-    def family(self) -> str: ...
+    def short_name(self) -> str: ...  # "" where the record has none: the ranking names the GPU by ``name``
+
+    @property
+    def family(self) -> str: ...  # "" where the record has none: the ranking groups the GPU by its slug
 
 
 def round_usd(amount: Decimal, places: Decimal = _CENT) -> Decimal:
@@ -127,8 +130,8 @@ def _gpu_index(gpus: Iterable[RankableGpu] | Mapping[str, RankableGpu]) -> Mappi
 
 
 def _family(gpu: RankableGpu) -> tuple[str, str]:
-    family = getattr(gpu, "family", "") or gpu.slug
-    name = getattr(gpu, "short_name", "") or getattr(gpu, "name", gpu.slug)
+    family = gpu.family or gpu.slug
+    name = gpu.short_name or gpu.name
     return family, name
 
 

@@ -3,48 +3,42 @@
 Decode step time = max(bytes read ÷ achieved bandwidth, FLOPs ÷ achieved FLOPs) + decoder layers × a fixed
 per-layer cost (+ a per-MoE-layer cost) + a per-step engine cost + tensor-parallel all-reduces (or
 expert-parallel all-to-alls) per layer (``speed/step_time.py``). Bytes read are the weights a step actually touches
-(for MoE the distinct experts the batch routes to, §5.1) plus the KV cache of every sequence. Prefill reads the
-weights once per micro-batch and is compute bound beyond that. Every result is marked estimated; a GPU without a
-bandwidth or FLOPs figure yields ``None`` for what needs it and names the missing figure in ``missing``.
+(for MoE the distinct experts the batch routes to, §5.1) plus the KV cache of every sequence (``speed/work.py``).
+Prefill reads the weights once per micro-batch and is compute bound beyond that. Every result is marked estimated;
+a GPU without a bandwidth or FLOPs figure yields ``None`` for what needs it and names the missing figure in
+``missing``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Protocol, cast
 
 from models_catalog.architecture import AttentionKind, ModelSpec
 
-from ..engines.dp_attention import attention_ranks, replicated_weight_bytes
-from ..facts import spec_facts
 from ..memory.estimate import estimate
-from ..memory.fit import GpuLike, budget_bytes
-from ..precision import PRECISIONS, get_precision
+from ..memory.fit import budget_bytes
 from ..workload import Workload
-from .step_time import (
-    EXPERT_IMBALANCE,
-    EngineSpeed,
-    Link,
-    all_reduce_s,
-    all_to_all_s,
-    engine_speed,
-    link_for,
+from .step_time import EXPERT_IMBALANCE, EngineSpeed, Link, all_reduce_s, all_to_all_s, engine_speed
+from .work import (
+    SpeedHardware,
+    StepBytes,
+    active_params,
+    attention_flops_per_token,
+    dense_active_params,
+    expert_active_params,
+    expert_share,
+    fixed_step_s,
+    link_of,
+    measured_peak_flops,
+    peak_flops,
+    platform_of,
+    step_bytes,
+    workload_attention_ranks,
 )
 
 # The band shown around the point estimate: the validation target for decode per request (±25 %, issue 16),
 # rounded to ±20 % for the range readers see.
 BAND = 0.2
-
-
-class SpeedHardware(Protocol):
-    @property
-    def memory_bandwidth_gbps(self) -> float | None: ...
-
-    @property
-    def bf16_dense_tflops(self) -> float | None: ...
-
-    @property
-    def fp8_dense_tflops(self) -> float | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,151 +79,23 @@ class SpeedEstimate:
     flops_basis: str = ""
 
 
-# GeForce cards run FP16 tensor math with FP32 accumulation at half the rate of FP16 accumulation (NVIDIA Ampere
-# GA102 whitepaper: RTX 3090 71 vs 142 dense TFLOPS; Ada whitepaper: RTX 4090 165.2 vs 330.3); the BF16 figure on
-# record is the FP32-accumulate one. llama.cpp's CUDA matrix products are not held to it: its quantized kernels
-# (MMQ) multiply on the INT8 tensor cores and its FP16 products accumulate in FP16 (ggml-cuda), §5.5.
-GEFORCE_FP16_ACCUMULATE = 2.0
-_FULL_RATE_ENGINES = frozenset({"llama.cpp", "ollama"})
-
-
-def _peak_flops(hardware: SpeedHardware, precision_key: str, engine: str = "") -> float | None:
-    tflops = None
-    if precision_key == "fp8":
-        tflops = hardware.fp8_dense_tflops
-    if tflops is None:
-        tflops = hardware.bf16_dense_tflops or getattr(hardware, "fp16_tensor_dense_tflops", None)
-    if not tflops:
-        return None
-    geforce = getattr(hardware, "vendor", "") == "NVIDIA" and getattr(hardware, "segment", "") == "consumer"
-    if geforce and engine in _FULL_RATE_ENGINES:
-        tflops *= GEFORCE_FP16_ACCUMULATE
-    return tflops * 1e12
-
-
-def _measured_peak_flops(hardware: object) -> float | None:
-    """For hardware without vendor FLOPs on record: the peak that llama.cpp's prefill efficiency on its platform
-    turns into its measured prompt-processing rate (the GPU's ``prefill_run``, §5.5), so every engine's own
-    efficiency then applies to it."""
-    run = getattr(hardware, "prefill_run", None)
-    achieved = getattr(run, "achieved_flops", None)
-    if not achieved:
-        return None
-    return float(achieved) / engine_speed("llama.cpp", _platform(hardware)).prefill_mfu
-
-
-def _platform(hardware: object) -> str:
-    return "metal" if getattr(hardware, "vendor", "") == "Apple" else "cuda"
-
-
-@dataclass(frozen=True, slots=True)
-class _Bytes:
-    dense: float  # non-expert weights a step reads (input embedding excluded: one row per token)
-    experts: float  # all routed-expert weights
-    kv_per_request: float  # KV cache (and linear-attention state) of one sequence at ``context`` tokens
-    quantized: bool  # weights under 8 bits: the engine's dequantizing GEMV reaches less of the bandwidth
-    replicated: float = 0.0  # of ``dense``, what each data-parallel attention rank reads whole (dp_attention.py)
-    attention_ranks: int = 1  # data-parallel attention ranks (1: none)
-
-
-def _bytes(spec: ModelSpec, workload: Workload) -> _Bytes:
-    facts = spec_facts(spec)
-    precision = get_precision(workload.precision) or PRECISIONS["fp16"]
-    # a decoding step runs the main model only: multi-token-prediction layers run with MTP speculative decoding,
-    # which this model does not assume (vLLM skips their weights unless a speculative config asks for them,
-    # vllm/model_executor/models/deepseek_v2.py load_weights, get_spec_layer_idx_from_weight_name); whether they
-    # sit in memory (Workload.load_mtp_layers) changes the memory, not the bytes a step reads
-    counts = facts.counts_without_mtp
-    bits = precision.bits(counts, facts.layer_facts)
-    expert_bits = counts.experts * bits.experts + counts.experts_down * bits.experts_down
-    dense_bits = sum(c * b for c, b in zip(counts, bits, strict=True)) - expert_bits
-    if counts.lm_head:  # the input embedding is read one row per token
-        dense_bits -= counts.embedding * bits.embedding
-    dense_bits -= counts.vision * bits.vision
-    one = replace(workload, concurrency=1, attention_data_parallel=1)
-    kv = estimate(spec, one).kv_cache_bytes
-    quantized = precision.nominal_bits < 8
-    ranks = _attention_ranks(spec, workload)
-    replicated = 0.0
-    if ranks > 1:
-        # the input embedding each rank holds is read one row per token, like the one it replaces
-        embedding = counts.embedding * bits.embedding if counts.lm_head else 0.0
-        whole = replicated_weight_bytes(facts, precision, workload.engine) - embedding / 8
-        replicated = min(dense_bits / 8, max(0.0, whole))
-    return _Bytes(dense_bits / 8, expert_bits / 8, float(kv), quantized, replicated, ranks)
-
-
-def _attention_ranks(spec: ModelSpec, workload: Workload) -> int:
-    return attention_ranks(spec, workload.engine, workload.attention_data_parallel)
-
-
-def _expert_share(spec: ModelSpec, tokens: int) -> float:
-    """Share of the routed experts ``tokens`` tokens touch in one layer: 1 − (1 − k/E)^B (§5.1, uniform)."""
-    experts = spec.experts_routed
-    if not experts or not spec.experts_per_token:
-        return 1.0
-    return 1 - (1 - min(1.0, spec.experts_per_token / experts)) ** max(1, tokens)
-
-
-def decode_bytes_per_step(spec: ModelSpec, workload: Workload) -> int:
-    """Weight and cache bytes one decode step reads for ``workload.concurrency`` sequences (§5.1)."""
-    b = _bytes(spec, workload)
-    batch = max(1, int(workload.concurrency))
-    return round(b.dense + b.experts * _expert_share(spec, batch) + b.kv_per_request * batch)
-
-
-def _active_params(spec: ModelSpec) -> int:
-    return spec.params_active if spec.params_active > 0 else spec.params_total
-
-
-def _expert_active_params(spec: ModelSpec) -> float:
-    """Routed-expert parameters one token multiplies: the experts' share k ÷ E of all routed-expert weights."""
-    if not (spec.experts_routed and spec.experts_per_token):
-        return 0.0
-    share = min(1.0, spec.experts_per_token / spec.experts_routed)
-    return min(spec.components.routed_experts * share, float(_active_params(spec)))
-
-
-def _dense_active_params(spec: ModelSpec) -> float:
-    return _active_params(spec) - _expert_active_params(spec)
-
-
-def _attention_flops_per_token(spec: ModelSpec, span_tokens: int) -> float:
-    """QKᵀ and AV for one new token against ``span_tokens`` cached ones, all attention layers: 4·span·H·d."""
-    total = 0.0
-    for group in spec.layer_groups:
-        if group.kind not in (AttentionKind.FULL, AttentionKind.SLIDING, AttentionKind.MLA):
-            continue
-        span = span_tokens
-        if group.kind is AttentionKind.SLIDING and group.window:
-            span = min(span, group.window)
-        total += group.count * 4 * span * spec.num_attention_heads * spec.head_dim
-    return total
-
-
-def _fixed_s(spec: ModelSpec, profile: EngineSpeed) -> float:
-    """Per step: layers × per-layer cost + MoE layers × dispatch cost + the engine's step cost."""
-    layers = max(1, spec.num_layers)
-    return (layers * profile.layer_us + spec.moe_layers * profile.moe_layer_us) * 1e-6 + profile.step_ms * 1e-3
-
-
 def _decode_step_s(
     spec: ModelSpec,
-    b: _Bytes,
+    b: StepBytes,
     batch: int,
     context: int,
     bandwidth: float,
     flops: float | None,
     gpus: int,
     profile: EngineSpeed,
-    hardware: object,
+    hardware: SpeedHardware,
     expert_parallel: bool,
     tokens_per_sequence: int = 1,
 ) -> tuple[float, str]:
     tokens = batch * tokens_per_sequence
     parallel = 1 if profile.layer_split else gpus
     efficiency = profile.quant_bandwidth_efficiency if b.quantized else profile.bandwidth_efficiency
-    share = _expert_share(spec, tokens)
+    share = expert_share(spec, tokens)
     experts = b.experts * share
     if expert_parallel and gpus > 1 and tokens > 1:
         experts *= EXPERT_IMBALANCE
@@ -242,18 +108,34 @@ def _decode_step_s(
     memory_s = per_gpu_bytes / (bandwidth * efficiency)
     compute_s = 0.0
     if flops:
-        work = 2 * _dense_active_params(spec) * tokens + _attention_flops_per_token(spec, context) * tokens
-        work += 2 * _expert_active_params(spec) * tokens / max(1e-3, profile.moe_gemm_share)
+        work = 2 * dense_active_params(spec) * tokens + attention_flops_per_token(spec, context) * tokens
+        work += 2 * expert_active_params(spec) * tokens / max(1e-3, profile.moe_gemm_share)
         compute_s = work / (flops * parallel * profile.compute_efficiency)
-    fixed = _fixed_s(spec, profile)
+    fixed = fixed_step_s(spec, profile)
+    comm = _decode_comm_s(spec, b, hardware, gpus, parallel, tokens, expert_parallel)
+    roofline = max(memory_s, compute_s)
+    fixed += profile.sequence_layer_us * max(1, spec.num_layers) * batch * 1e-6
+    bound = "compute" if compute_s >= memory_s else "memory"
+    if fixed + comm > roofline:
+        bound = "overhead"
+    return roofline + fixed + comm, bound
+
+
+def _decode_comm_s(
+    spec: ModelSpec,
+    b: StepBytes,
+    hardware: SpeedHardware,
+    gpus: int,
+    parallel: int,
+    tokens: int,
+    expert_parallel: bool,
+) -> float:
+    """What one decode step of ``tokens`` tokens spends between the GPUs: all-reduces between tensor-parallel
+    ranks, or all-to-alls to the experts (expert parallelism, data-parallel attention); one activation hop per
+    boundary when the layers are split instead."""
     comm = 0.0
     if parallel > 1:
-        link = link_for(
-            str(getattr(hardware, "slug", "")),
-            getattr(hardware, "form_factor", None),
-            str(getattr(hardware, "vendor", "")),
-            parallel,
-        )
+        link = link_of(hardware, parallel)
         payload = tokens * spec.hidden_size * 2  # one BF16 activation row per token
         layers = max(1, spec.num_layers)
         if b.attention_ranks > 1 and spec.moe_layers:
@@ -271,53 +153,43 @@ def _decode_step_s(
             comm += 2 * layers * all_reduce_s(link, parallel, payload)  # attention output + MLP output
     elif gpus > 1:  # layer split: one activation hop per boundary, latency-bound
         comm += (gpus - 1) * 20e-6
-    roofline = max(memory_s, compute_s)
-    fixed += profile.sequence_layer_us * max(1, spec.num_layers) * batch * 1e-6
-    bound = "compute" if compute_s >= memory_s else "memory"
-    if fixed + comm > roofline:
-        bound = "overhead"
-    return roofline + fixed + comm, bound
+    return comm
 
 
 def _prefill_s(
     spec: ModelSpec,
-    b: _Bytes,
+    b: StepBytes,
     tokens: int,
     bandwidth: float,
     flops: float,
     gpus: int,
     profile: EngineSpeed,
-    hardware: object,
+    hardware: SpeedHardware,
 ) -> float:
     """Time to prefill ``tokens`` prompt tokens of one request."""
     parallel = 1 if profile.layer_split else gpus
     # causal QKᵀ and AV: 2·T·span·H·d per layer, half of T tokens each attending to the whole span, §5.3
-    attention = tokens * _attention_flops_per_token(spec, tokens) / 2
-    work = 2 * _dense_active_params(spec) * tokens + attention
-    work += 2 * _expert_active_params(spec) * tokens / max(1e-3, profile.moe_gemm_share)
+    attention = tokens * attention_flops_per_token(spec, tokens) / 2
+    work = 2 * dense_active_params(spec) * tokens + attention
+    work += 2 * expert_active_params(spec) * tokens / max(1e-3, profile.moe_gemm_share)
     compute_s = work / (flops * parallel * profile.prefill_mfu)
     chunks = -(-tokens // max(1, profile.prefill_ubatch))
     chunk_tokens = min(tokens, profile.prefill_ubatch)
-    weights = b.dense + b.experts * _expert_share(spec, chunk_tokens)
+    weights = b.dense + b.experts * expert_share(spec, chunk_tokens)
     memory_s = chunks * weights / parallel / (bandwidth * profile.bandwidth_efficiency)
     comm = 0.0
     if parallel > 1:
-        link = link_for(
-            str(getattr(hardware, "slug", "")),
-            getattr(hardware, "form_factor", None),
-            str(getattr(hardware, "vendor", "")),
-            parallel,
-        )
+        link = link_of(hardware, parallel)
         comm = 2 * max(1, spec.num_layers) * chunks * all_reduce_s(link, parallel, chunk_tokens * spec.hidden_size * 2)
-    return max(compute_s, memory_s) + chunks * _fixed_s(spec, profile) + comm
+    return max(compute_s, memory_s) + chunks * fixed_step_s(spec, profile) + comm
 
 
-def max_concurrency(spec: ModelSpec, workload: Workload, hardware: object, gpu_count: int) -> int | None:
+def max_concurrency(spec: ModelSpec, workload: Workload, hardware: SpeedHardware, gpu_count: int) -> int | None:
     """Requests of ``workload.context`` tokens whose KV cache fits beside the weights on ``gpu_count`` GPUs."""
-    if not getattr(hardware, "capacity_bytes", None):
+    if not hardware.capacity_bytes:
         return None
-    budget = budget_bytes(cast(GpuLike, hardware), workload.engine)
-    step = _attention_ranks(spec, workload)  # data-parallel attention: requests spread over the ranks evenly
+    budget = budget_bytes(hardware, workload.engine)
+    step = workload_attention_ranks(spec, workload)  # data-parallel attention: requests spread over the ranks evenly
     one = estimate(spec, replace(workload, concurrency=step))
     two = estimate(spec, replace(workload, concurrency=2 * step))
     per_request = max(1.0, (two.total_bytes - one.total_bytes) / step)
@@ -336,15 +208,26 @@ def decode_rates(
         return None
     count = max(1, gpu_count)
     context = max(1, int(workload.context))
-    profile = engine_speed(workload.engine.lower(), _platform(hardware))
-    b = _bytes(spec, workload)
-    flops = _peak_flops(hardware, workload.precision.lower(), workload.engine.lower()) or _measured_peak_flops(hardware)
+    profile = engine_speed(workload.engine.lower(), platform_of(hardware))
+    b = step_bytes(spec, workload)
+    flops = peak_flops(hardware, workload.precision.lower(), workload.engine.lower()) or measured_peak_flops(hardware)
     rates: dict[int, tuple[float, float]] = {}
     for batch in batches:
         step, _ = _decode_step_s(spec, b, max(1, batch), context, bandwidth, flops, count, profile, hardware, False)
         per_request = 1.0 / step
         rates[batch] = (per_request * (1 - BAND), per_request * max(1, batch) * (1 - BAND))
     return rates
+
+
+def _flops_and_basis(hardware: SpeedHardware, workload: Workload) -> tuple[float | None, str]:
+    """The peak FLOPs prefill and batched decode are computed from, and where they come from: "spec" (the vendor's
+    dense figure), "measured" (a published prefill run on this hardware) or "" (none)."""
+    flops = peak_flops(hardware, workload.precision.lower(), workload.engine.lower())
+    flops_basis = "spec" if flops else ""
+    if not flops:
+        flops = measured_peak_flops(hardware)
+        flops_basis = "measured" if flops else ""
+    return flops, flops_basis
 
 
 def speed(
@@ -363,15 +246,11 @@ def speed(
     count = max(1, gpu_count)
     batch = max(1, int(workload.concurrency))
     context = max(1, int(workload.context))
-    profile = engine_speed(workload.engine.lower(), _platform(hardware))
-    b = _bytes(spec, workload)
-    bytes_per_step = round(b.dense + b.experts * _expert_share(spec, batch) + b.kv_per_request * batch)
+    profile = engine_speed(workload.engine.lower(), platform_of(hardware))
+    b = step_bytes(spec, workload)
+    bytes_per_step = round(b.dense + b.experts * expert_share(spec, batch) + b.kv_per_request * batch)
     bandwidth = (hardware.memory_bandwidth_gbps or 0) * 1e9
-    flops = _peak_flops(hardware, workload.precision.lower(), workload.engine.lower())
-    flops_basis = "spec" if flops else ""
-    if not flops:
-        flops = _measured_peak_flops(hardware)
-        flops_basis = "measured" if flops else ""
+    flops, flops_basis = _flops_and_basis(hardware, workload)
     missing = tuple(name for name, value in (("memory_bandwidth_gbps", bandwidth), ("tflops", flops)) if not value)
     per_request = total = step = ttft = prefill = None
     bound = "unknown"
@@ -484,10 +363,10 @@ def step_model(spec: ModelSpec, workload: Workload, hardware: SpeedHardware, gpu
     if bandwidth <= 0:
         return None
     count = max(1, gpu_count)
-    profile = engine_speed(workload.engine.lower(), _platform(hardware))
+    profile = engine_speed(workload.engine.lower(), platform_of(hardware))
     parallel = 1 if profile.layer_split else count
-    b = _bytes(spec, replace(workload, attention_data_parallel=1))
-    flops = _peak_flops(hardware, workload.precision.lower(), workload.engine.lower()) or _measured_peak_flops(hardware)
+    b = step_bytes(spec, replace(workload, attention_data_parallel=1))
+    flops = peak_flops(hardware, workload.precision.lower(), workload.engine.lower()) or measured_peak_flops(hardware)
     efficiency = profile.quant_bandwidth_efficiency if b.quantized else profile.bandwidth_efficiency
     kv_split = 1 if spec.num_kv_heads <= 0 else min(parallel, max(1, spec.num_kv_heads))
     context = max(1, int(workload.context))
@@ -500,13 +379,8 @@ def step_model(spec: ModelSpec, workload: Workload, hardware: SpeedHardware, gpu
             window = group.window
         elif group.kind in (AttentionKind.FULL, AttentionKind.MLA, AttentionKind.SLIDING):
             full += per_span
-    link = link_for(
-        str(getattr(hardware, "slug", "")),
-        getattr(hardware, "form_factor", None),
-        str(getattr(hardware, "vendor", "")),
-        parallel,
-    )
-    expert_active = _expert_active_params(spec)
+    link = link_of(hardware, parallel)
+    expert_active = expert_active_params(spec)
     return StepModel(
         weights_bytes=b.dense / parallel,
         expert_bytes=b.experts / parallel,
@@ -516,14 +390,14 @@ def step_model(spec: ModelSpec, workload: Workload, hardware: SpeedHardware, gpu
         bandwidth=bandwidth * efficiency,
         decode_flops=(flops or 0.0) * parallel * profile.compute_efficiency,
         prefill_flops=(flops or 0.0) * parallel * profile.prefill_mfu,
-        params_flops=2.0 * (_active_params(spec) - expert_active),
+        params_flops=2.0 * (active_params(spec) - expert_active),
         expert_flops=2.0 * expert_active,
         moe_gemm_share=profile.moe_gemm_share,
         sequence_s=profile.sequence_layer_us * max(1, spec.num_layers) * 1e-6,
         attention_flops_per_span=full,
         sliding_flops_per_span=sliding,
         window=window,
-        fixed_s=_fixed_s(spec, profile),
+        fixed_s=fixed_step_s(spec, profile),
         hidden=spec.hidden_size,
         layers=max(1, spec.num_layers),
         parallel=parallel,

@@ -15,7 +15,8 @@ from dataclasses import dataclass, replace
 from models_catalog.architecture import ModelSpec
 
 from ..workload import Workload
-from .estimate import SpeedHardware, decode_rates, max_concurrency
+from .estimate import decode_rates, max_concurrency
+from .work import SpeedHardware
 
 # The batch sizes tried, doubling: a server's scheduler runs whatever arrives, so the curve is sampled, not solved.
 # 256 is vLLM's default --max-num-seqs below 70 GiB of GPU memory (vllm/engine/arg_utils.py, v0.11); a larger batch
