@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
 from operator import itemgetter
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from urllib.parse import parse_qsl, urlencode
 
 from django.conf import settings
@@ -47,7 +47,7 @@ from django_htmx.middleware import HtmxDetails
 from redis.exceptions import RedisError
 
 from web import compression, csrf_holes
-from web.fragments import wants_fragment
+from web.fragments import HtmxHttpRequest, wants_fragment
 from web.generations import CATALOG_GENERATION, PRICES_GENERATION, request_tokens
 from web.negotiation import wants_markdown
 from web.rig import RIG_COOKIE
@@ -126,7 +126,7 @@ def _url_name(path: str, language: str) -> str | None:
 
 def _is_fragment(request: HttpRequest) -> bool:
     if not hasattr(request, "htmx"):  # HtmxMiddleware runs after the cache; the same rule, the same details
-        request.htmx = HtmxDetails(request)  # type: ignore[attr-defined]
+        cast(HtmxHttpRequest, request).htmx = HtmxDetails(request)
     return wants_fragment(request)
 
 

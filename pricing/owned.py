@@ -10,10 +10,13 @@ from dataclasses import dataclass, fields
 from datetime import date
 from functools import cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 OWNED_FILE = Path(__file__).resolve().parent / "data" / "owned-servers.json"
-R = TypeVar("R")
+R = TypeVar("R", bound="DataclassInstance")  # a record read field by field (dataclasses.fields)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +82,7 @@ _CONVERT: dict[str, Callable[[Any], Any]] = {"int": int, "float": float, "str": 
 def _record(kind: type[R], raw: dict[str, Any]) -> R:
     """One record of ``kind`` from its JSON object: each field by name, converted to the field's type; the notes
     and sources' prose beside them stay in the file."""
-    return kind(**{f.name: _CONVERT[str(f.type)](raw[f.name]) for f in fields(kind)})  # type: ignore[arg-type]
+    return kind(**{f.name: _CONVERT[str(f.type)](raw[f.name]) for f in fields(kind)})
 
 
 def _sourced(raw: dict[str, Any]) -> Sourced:

@@ -24,7 +24,8 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from django.core.cache.backends.locmem import LocMemCache
-from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient, RedisSerializer
+from redis import ConnectionPool, Redis
 from redis.exceptions import RedisError
 
 logger = logging.getLogger(__name__)
@@ -46,15 +47,20 @@ class ReusedClientRedisCacheClient(RedisCacheClient):
     small GET); one per connection pool serves every call (a client takes a connection from its pool per command,
     so it is safe to share; Django keeps one cache instance per thread anyway)."""
 
+    # Django's own members (django/core/cache/backends/redis.py), which its stubs leave out
+    _client: type[Redis]
+    _serializer: RedisSerializer
+    _get_connection_pool: Callable[[bool], ConnectionPool]
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._clients: dict[object, Any] = {}
 
     def get_client(self, key: Any = None, *, write: bool = False) -> Any:
-        pool = self._get_connection_pool(write)  # type: ignore[attr-defined]  # Django's, not in its stubs
+        pool = self._get_connection_pool(write)
         client = self._clients.get(pool)
         if client is None:
-            client = self._clients[pool] = self._client(connection_pool=pool)  # type: ignore[attr-defined]
+            client = self._clients[pool] = self._client(connection_pool=pool)
         return client
 
 
@@ -81,6 +87,8 @@ return count
 
 
 class FailSoftRedisCache(RedisCache):
+    _cache: ReusedClientRedisCacheClient  # Django's client of this cache (a cached property its stubs leave out)
+
     def __init__(self, server: str, params: dict[str, Any]) -> None:
         super().__init__(server, params)
         self._class = ReusedClientRedisCacheClient
@@ -135,7 +143,7 @@ class FailSoftRedisCache(RedisCache):
         is missing. ``value``: an integer (stored as Django stores one: its digits). Whether it was added."""
 
         def both() -> tuple[dict[Any, Any], bool]:
-            redis = self._cache  # type: ignore[attr-defined]  # Django's, not in its stubs
+            redis = self._cache
             redis_keys = [self.make_and_validate_key(key) for key in [*keys, add_key]]
             client = redis.get_client(redis_keys[-1], write=True)
             script = self._scripts.get(client)
@@ -155,7 +163,7 @@ class FailSoftRedisCache(RedisCache):
         pages per path. The count after this set (above ``bound``: not set); None when Redis did not answer."""
 
         def counted() -> int:
-            redis = self._cache  # type: ignore[attr-defined]  # Django's, not in its stubs
+            redis = self._cache
             named = (key, count_key) if delete_key is None else (key, count_key, delete_key)
             keys = [self.make_and_validate_key(k) for k in named]
             client = redis.get_client(keys[0], write=True)

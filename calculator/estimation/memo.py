@@ -10,7 +10,7 @@ request for a model reuses what the core remembered.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from models_catalog.architecture import ModelSpec
 
@@ -28,7 +28,7 @@ def per_spec(kind: str, spec: ModelSpec, key: Hashable, compute: Callable[[], V]
     except TypeError:
         return compute()
     if entry is not None and entry[0] is spec:
-        return entry[1]  # type: ignore[no-any-return]
+        return cast(V, entry[1])  # what compute() returned for the same kind, spec and key
     value = compute()
     if len(_store) >= LIMIT:
         _store.clear()
