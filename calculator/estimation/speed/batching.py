@@ -139,53 +139,63 @@ def _span(start: int, tokens: int, window: int = 0) -> float:
     return below * start + below * (below - 1) / 2 + (tokens - below) * window
 
 
-def simulate(step: StepModel, scheduler: Scheduler, test: LoadTest, max_steps: int = 200_000) -> LoadResult:
-    """Runs ``test`` through ``scheduler``'s limits with ``step``'s costs until every request has finished."""
-    block = max(1, scheduler.block_tokens)
-    total_blocks = max(1, scheduler.kv_tokens // block)
-    per_request_blocks = -(-(test.prompt_tokens + test.output_tokens) // block)
-    if per_request_blocks > total_blocks:
-        raise ValueError("one request does not fit the KV cache")
-    arrivals = _arrivals(test)
-    pending = deque(range(test.requests))
-    waiting: deque[_Request] = deque()
-    running: list[_Request] = []
-    done: list[_Request] = []
-    used = 0
-    now = 0.0
-    in_flight = 0
-    limit = test.max_concurrency or test.requests
-    preemptions = peak = steps = 0
-    order = 0
-    freed = 0.0  # when the client last had a free slot under ``limit``: it sends then, or when the request is due
-    while len(done) < test.requests:
-        while pending and in_flight < limit and arrivals[pending[0]] <= now:
-            index = pending.popleft()
-            waiting.append(_Request(max(arrivals[index], freed), test.prompt_tokens, test.output_tokens))
-            in_flight += 1
-        if not running and not waiting:
-            now = max(now, arrivals[pending[0]])
-            continue
-        budget = scheduler.max_num_batched_tokens
+@dataclass(slots=True)
+class _Simulation:
+    """The state of one simulated benchmark: the client's queue, the engine's waiting and running requests, the KV
+    blocks they hold, and the clock."""
+
+    step: StepModel
+    scheduler: Scheduler
+    test: LoadTest
+    block: int  # tokens per KV block
+    total_blocks: int
+    arrivals: list[float]
+    pending: deque[int]  # requests the client has not sent yet, by index into ``arrivals``
+    limit: int  # requests the client keeps in flight at most
+    waiting: deque[_Request] = field(default_factory=deque)
+    running: list[_Request] = field(default_factory=list)
+    done: list[_Request] = field(default_factory=list)
+    used: int = 0  # KV blocks held
+    now: float = 0.0
+    in_flight: int = 0
+    preemptions: int = 0
+    peak: int = 0
+    steps: int = 0
+    order: int = 0
+    freed: float = (
+        0.0  # when the client last had a free slot under ``limit``: it sends then, or when the request is due
+    )
+
+    def send_due(self) -> None:
+        """The client sends every request that is due, while it has a slot."""
+        while self.pending and self.in_flight < self.limit and self.arrivals[self.pending[0]] <= self.now:
+            index = self.pending.popleft()
+            test = self.test
+            self.waiting.append(_Request(max(self.arrivals[index], self.freed), test.prompt_tokens, test.output_tokens))
+            self.in_flight += 1
+
+    def schedule(self) -> tuple[list[_Request], list[tuple[_Request, int]]]:
+        """One step's work: running requests first (a decode token each, or their next prompt chunk), then waiting
+        requests in order; the decoding requests and the prompt chunks (request, tokens)."""
         decode: list[_Request] = []
         chunks: list[tuple[_Request, int]] = []
-        # running requests first: a decode token each, or their next prompt chunk
+        budget = self._schedule_running(self.scheduler.max_num_batched_tokens, decode, chunks)
+        self._admit_waiting(budget, chunks)
+        return decode, chunks
+
+    def _schedule_running(self, budget: int, decode: list[_Request], chunks: list[tuple[_Request, int]]) -> int:
+        """The running requests' tokens within ``budget``; a request that finds no free block preempts the latest
+        admitted. The budget left."""
         position = 0
-        while position < len(running) and budget > 0:
-            request = running[position]
+        while position < len(self.running) and budget > 0:
+            request = self.running[position]
             need = 1 if request.to_prefill == 0 else min(request.to_prefill, budget)
-            wanted = -(-(request.computed + need) // block)
-            while wanted - request.blocks > total_blocks - used and running[-1] is not request:
-                victim = running.pop()  # the latest admitted gives its blocks back and starts over
-                used -= victim.blocks
-                victim.blocks = 0
-                victim.target = victim.prompt + victim.generated
-                victim.computed = 0
-                waiting.appendleft(victim)
-                preemptions += 1
-            if wanted - request.blocks > total_blocks - used:
+            wanted = -(-(request.computed + need) // self.block)
+            while wanted - request.blocks > self.total_blocks - self.used and self.running[-1] is not request:
+                self._preempt_latest()
+            if wanted - request.blocks > self.total_blocks - self.used:
                 break
-            used += wanted - request.blocks
+            self.used += wanted - request.blocks
             request.blocks = wanted
             if request.to_prefill == 0:
                 decode.append(request)
@@ -193,30 +203,45 @@ def simulate(step: StepModel, scheduler: Scheduler, test: LoadTest, max_steps: i
                 chunks.append((request, need))
             budget -= need
             position += 1
-        # then waiting requests, in order, while the sequence limit, the budget and free blocks allow
-        while waiting and budget > 0 and len(running) < scheduler.max_num_seqs:
-            request = waiting[0]
+        return budget
+
+    def _preempt_latest(self) -> None:
+        """The latest admitted request gives its blocks back and starts over."""
+        victim = self.running.pop()
+        self.used -= victim.blocks
+        victim.blocks = 0
+        victim.target = victim.prompt + victim.generated
+        victim.computed = 0
+        self.waiting.appendleft(victim)
+        self.preemptions += 1
+
+    def _admit_waiting(self, budget: int, chunks: list[tuple[_Request, int]]) -> None:
+        """Waiting requests, in order, while the sequence limit, the budget and free blocks allow."""
+        while self.waiting and budget > 0 and len(self.running) < self.scheduler.max_num_seqs:
+            request = self.waiting[0]
             need = min(request.to_prefill, budget)
-            wanted = -(-(request.computed + need) // block)
-            if wanted - request.blocks > total_blocks - used:
+            wanted = -(-(request.computed + need) // self.block)
+            if wanted - request.blocks > self.total_blocks - self.used:
                 break
-            waiting.popleft()
-            used += wanted - request.blocks
+            self.waiting.popleft()
+            self.used += wanted - request.blocks
             request.blocks = wanted
-            order += 1
-            request.order = order
-            running.append(request)
+            self.order += 1
+            request.order = self.order
+            self.running.append(request)
             chunks.append((request, need))
             budget -= need
-        if not decode and not chunks:
-            raise ValueError("the scheduler cannot make progress")
+
+    def advance(self, decode: list[_Request], chunks: list[tuple[_Request, int]]) -> None:
+        """Runs one step: the clock moves by its cost, each request by its tokens."""
+        step = self.step
         prefill = sum(n for _, n in chunks)
         span = sum(_span(r.computed, n) for r, n in chunks)
         window_span = sum(_span(r.computed, n, step.window) for r, n in chunks) if step.window else span
         context = sum(r.computed for r in decode)
-        now += step.seconds(len(decode), context, prefill, span, window_span)
-        steps += 1
-        peak = max(peak, len(running))
+        self.now += step.seconds(len(decode), context, prefill, span, window_span)
+        self.steps += 1
+        self.peak = max(self.peak, len(self.running))
         for request in decode:
             request.computed += 1
             request.generated += 1
@@ -225,39 +250,78 @@ def simulate(step: StepModel, scheduler: Scheduler, test: LoadTest, max_steps: i
             if request.to_prefill == 0:  # the last chunk's step samples the next token (the first, unless resumed)
                 request.generated += 1
                 if request.first_token is None:
-                    request.first_token = now
-        for request in [r for r in running if r.generated >= r.output and r.to_prefill == 0]:
-            request.finished = now
-            used -= request.blocks
-            running.remove(request)
-            done.append(request)
-            if in_flight == limit:
-                freed = now
-            in_flight -= 1
-        if steps >= max_steps:
-            raise ValueError("the simulation did not finish")
-    start = min(r.sent for r in done)
-    duration = max(now - start, 1e-9)
-    output = sum(r.output for r in done)
-    prompt = sum(r.prompt for r in done)
-    ttft = [(r.first_token or r.sent) - r.sent for r in done]
-    tpot = [
-        ((r.finished or 0.0) - (r.first_token or 0.0)) / (r.output - 1) for r in done if r.output > 1 and r.first_token
-    ]
-    return LoadResult(
-        duration_s=duration,
-        completed=len(done),
-        input_tokens=prompt,
-        output_tokens=output,
-        output_tokens_per_s=output / duration,
-        total_tokens_per_s=(prompt + output) / duration,
-        requests_per_s=len(done) / duration,
-        ttft_s=_latency(ttft),
-        tpot_s=_latency(tpot),
-        peak_running=peak,
-        preemptions=preemptions,
-        steps=steps,
+                    request.first_token = self.now
+
+    def retire_finished(self) -> None:
+        """Requests that generated their last token leave, with their blocks and the client's slot."""
+        for request in [r for r in self.running if r.generated >= r.output and r.to_prefill == 0]:
+            request.finished = self.now
+            self.used -= request.blocks
+            self.running.remove(request)
+            self.done.append(request)
+            if self.in_flight == self.limit:
+                self.freed = self.now
+            self.in_flight -= 1
+
+    def result(self) -> LoadResult:
+        """What the benchmark prints for the finished requests."""
+        done = self.done
+        start = min(r.sent for r in done)
+        duration = max(self.now - start, 1e-9)
+        output = sum(r.output for r in done)
+        prompt = sum(r.prompt for r in done)
+        ttft = [(r.first_token or r.sent) - r.sent for r in done]
+        tpot = [
+            ((r.finished or 0.0) - (r.first_token or 0.0)) / (r.output - 1)
+            for r in done
+            if r.output > 1 and r.first_token
+        ]
+        return LoadResult(
+            duration_s=duration,
+            completed=len(done),
+            input_tokens=prompt,
+            output_tokens=output,
+            output_tokens_per_s=output / duration,
+            total_tokens_per_s=(prompt + output) / duration,
+            requests_per_s=len(done) / duration,
+            ttft_s=_latency(ttft),
+            tpot_s=_latency(tpot),
+            peak_running=self.peak,
+            preemptions=self.preemptions,
+            steps=self.steps,
+        )
+
+
+def simulate(step: StepModel, scheduler: Scheduler, test: LoadTest, max_steps: int = 200_000) -> LoadResult:
+    """Runs ``test`` through ``scheduler``'s limits with ``step``'s costs until every request has finished."""
+    block = max(1, scheduler.block_tokens)
+    total_blocks = max(1, scheduler.kv_tokens // block)
+    per_request_blocks = -(-(test.prompt_tokens + test.output_tokens) // block)
+    if per_request_blocks > total_blocks:
+        raise ValueError("one request does not fit the KV cache")
+    run = _Simulation(
+        step,
+        scheduler,
+        test,
+        block,
+        total_blocks,
+        _arrivals(test),
+        deque(range(test.requests)),
+        test.max_concurrency or test.requests,
     )
+    while len(run.done) < test.requests:
+        run.send_due()
+        if not run.running and not run.waiting:
+            run.now = max(run.now, run.arrivals[run.pending[0]])
+            continue
+        decode, chunks = run.schedule()
+        if not decode and not chunks:
+            raise ValueError("the scheduler cannot make progress")
+        run.advance(decode, chunks)
+        run.retire_finished()
+        if run.steps >= max_steps:
+            raise ValueError("the simulation did not finish")
+    return run.result()
 
 
 # SGLang runs at most this many requests at once unless --max-running-requests says otherwise (estimated: its request
