@@ -181,11 +181,49 @@ def offload_split(
     count = max(1, gpus)
     lw = _llama_workload(workload, ftype)
     breakdown = _estimate(spec, lw)
-    kv_total = breakdown.kv_cache_bytes
     compute = breakdown.bytes_of("compute_buffer")
-    output_buffer = breakdown.bytes_of("output_buffer_host")
 
     moe_first = n - max(0, min(n, spec.moe_layers))  # MoE layers follow the dense lead layers
+    on_gpu, cpu_moe = _layers_on_gpu(placement, n, cpu_moe_layers, gpu_layers)
+    first_gpu = n - min(n, on_gpu)  # llama.cpp offloads the last layers first
+    output_on_gpu = placement in (Placement.GPU, Placement.EXPERTS_CPU, Placement.N_CPU_MOE) or on_gpu > n
+    gpu_w, host_w, largest_cpu_experts, gpu_layer_count = _place_weights(t, first_gpu, cpu_moe, output_on_gpu)
+    kv_gpu = round(breakdown.kv_cache_bytes * gpu_layer_count / n) if n else 0
+    on_any_gpu = gpu_layer_count > 0 or output_on_gpu
+    gpu_compute, host_compute = _compute_buffers(spec, breakdown, count, largest_cpu_experts, on_any_gpu)
+    extra = (t.mmproj if mmproj else 0) + max(0, draft_bytes)
+    if not on_any_gpu:
+        host_w += extra
+        extra = 0
+    shared = gpu_w + kv_gpu
+    per_gpu = (-(-shared // count) + (compute if on_any_gpu else 0) + largest_cpu_experts + extra) if on_any_gpu else 0
+    return OffloadSplit(
+        ftype=ftype,
+        placement=placement,
+        gpu_layers=min(n + 1, on_gpu) if placement is not Placement.NONE else 0,
+        cpu_moe_layers=cpu_moe,
+        gpus=count,
+        gpu_weights_bytes=gpu_w,
+        gpu_kv_bytes=kv_gpu,
+        gpu_compute_bytes=gpu_compute,
+        gpu_extra_bytes=extra,
+        host_weights_bytes=host_w,
+        host_kv_bytes=breakdown.kv_cache_bytes - kv_gpu,
+        host_compute_bytes=host_compute,
+        per_gpu_bytes=per_gpu,
+        inputs={
+            "ftype": ftype,
+            "layers": n,
+            "moe_layers": max(0, spec.moe_layers),
+            "gpu_layer_count": gpu_layer_count,
+            "experts_in_ram_layers": max(0, min(cpu_moe, n) - moe_first) if on_gpu else 0,
+            **_run_inputs(lw, t.mmproj if mmproj else 0, draft_bytes),
+        },
+    )
+
+
+def _layers_on_gpu(placement: Placement, n: int, cpu_moe_layers: int, gpu_layers: int | None) -> tuple[int, int]:
+    """(-ngl, --n-cpu-moe) of ``placement`` for a model of ``n`` layers; -ngl n + 1 also offloads the output."""
     if placement is Placement.EXPERTS_CPU:
         cpu_moe = n  # every layer's experts
         on_gpu = n
@@ -199,9 +237,12 @@ def offload_split(
         on_gpu, cpu_moe = 0, 0
     else:
         on_gpu, cpu_moe = n + 1, 0
-    first_gpu = n - min(n, on_gpu)  # llama.cpp offloads the last layers first
-    output_on_gpu = placement in (Placement.GPU, Placement.EXPERTS_CPU, Placement.N_CPU_MOE) or on_gpu > n
+    return on_gpu, cpu_moe
 
+
+def _place_weights(t: GgufLayout, first_gpu: int, cpu_moe: int, output_on_gpu: bool) -> tuple[int, int, int, int]:
+    """(weight bytes on the GPUs, in RAM, the largest layer's experts kept in RAM, layers on the GPUs) when the
+    layers from ``first_gpu`` on are offloaded and the experts of the first ``cpu_moe`` stay in RAM."""
     gpu_w = host_w = 0
     largest_cpu_experts = 0
     gpu_layer_count = 0
@@ -222,45 +263,32 @@ def offload_split(
         gpu_w += t.output
     else:
         host_w += t.output
-    kv_gpu = round(kv_total * gpu_layer_count / n) if n else 0
-    kv_host = kv_total - kv_gpu
-    on_any_gpu = gpu_layer_count > 0 or output_on_gpu
-    # one compute buffer per GPU; weights in RAM that large batches use on the GPU are copied into it
-    gpu_compute = (compute * count + largest_cpu_experts) if on_any_gpu else 0
-    host_compute = 4 * LLAMA_CPP_N_UBATCH * HOST_COMPUTE_ROWS * max(1, spec.hidden_size) + output_buffer
+    return gpu_w, host_w, largest_cpu_experts, gpu_layer_count
+
+
+def _compute_buffers(
+    spec: ModelSpec, breakdown: Breakdown, gpus: int, largest_cpu_experts: int, on_any_gpu: bool
+) -> tuple[int, int]:
+    """(compute buffers on the GPUs, in RAM): one compute buffer per GPU, into which the weights in RAM that large
+    batches use on the GPU are copied; the host's buffer for the micro-batch's rows and the output."""
+    compute = breakdown.bytes_of("compute_buffer")
+    gpu_compute = (compute * gpus + largest_cpu_experts) if on_any_gpu else 0
+    host_compute = 4 * LLAMA_CPP_N_UBATCH * HOST_COMPUTE_ROWS * max(1, spec.hidden_size) + breakdown.bytes_of(
+        "output_buffer_host"
+    )
     if not on_any_gpu:
         host_compute += compute
-    extra = (t.mmproj if mmproj else 0) + max(0, draft_bytes)
-    if not on_any_gpu:
-        host_w += extra
-        extra = 0
-    shared = gpu_w + kv_gpu
-    per_gpu = (-(-shared // count) + (compute if on_any_gpu else 0) + largest_cpu_experts + extra) if on_any_gpu else 0
-    return OffloadSplit(
-        ftype=ftype,
-        placement=placement,
-        gpu_layers=min(n + 1, on_gpu) if placement is not Placement.NONE else 0,
-        cpu_moe_layers=cpu_moe,
-        gpus=count,
-        gpu_weights_bytes=gpu_w,
-        gpu_kv_bytes=kv_gpu,
-        gpu_compute_bytes=gpu_compute,
-        gpu_extra_bytes=extra,
-        host_weights_bytes=host_w,
-        host_kv_bytes=kv_host,
-        host_compute_bytes=host_compute,
-        per_gpu_bytes=per_gpu,
-        inputs={
-            "ftype": ftype,
-            "layers": n,
-            "moe_layers": max(0, spec.moe_layers),
-            "gpu_layer_count": gpu_layer_count,
-            "experts_in_ram_layers": max(0, min(cpu_moe, n) - moe_first) if on_gpu else 0,
-            "ubatch": LLAMA_CPP_N_UBATCH,
-            "context": lw.context,
-            "concurrency": lw.concurrency,
-            "kv_dtype": lw.kv_dtype,
-            "mmproj_bytes": t.mmproj if mmproj else 0,
-            "draft_bytes": max(0, draft_bytes),
-        },
-    )
+    return gpu_compute, host_compute
+
+
+def _run_inputs(lw: Workload, mmproj_bytes: int, draft_bytes: int) -> dict[str, int | float | str]:
+    """The run a split is for, as its inputs name it: llama.cpp's micro-batch, the context, requests, KV type and
+    what else sits on the GPU."""
+    return {
+        "ubatch": LLAMA_CPP_N_UBATCH,
+        "context": lw.context,
+        "concurrency": lw.concurrency,
+        "kv_dtype": lw.kv_dtype,
+        "mmproj_bytes": mmproj_bytes,
+        "draft_bytes": max(0, draft_bytes),
+    }

@@ -196,32 +196,7 @@ def offload_speed(
     (speed/step_time.py). Bytes read: non-expert weights of the layers on each side (the input embedding is one row a
     token), routed experts at k/E (docs/methodology.md §5.1), each side's KV cache."""
     ram_bw = ram_bandwidth_gbps or DEFAULT_RAM_BANDWIDTH_GBPS
-    t = gguf_layout(spec, split.ftype)
-    n = len(t.layers)
-    batch = max(1, workload.concurrency)
-    share = expert_share(spec, batch)
-    first_gpu = n - min(n, split.gpu_layers) if split.placement is Placement.LAYERS else 0
-    if split.placement is Placement.NONE:
-        first_gpu = n
-    cpu_moe = n if split.placement is Placement.EXPERTS_CPU else 0
-    if split.placement is Placement.N_CPU_MOE:
-        cpu_moe = split.cpu_moe_layers
-    gpu_read = host_read = 0.0
-    for i, layer in enumerate(t.layers):
-        experts = layer.experts * share
-        if i < first_gpu:
-            host_read += layer.rest + experts
-        elif i < cpu_moe:
-            gpu_read += layer.rest
-            host_read += experts
-        else:
-            gpu_read += layer.rest + experts
-    if (split.placement is Placement.LAYERS and split.gpu_layers <= n) or split.placement is Placement.NONE:
-        host_read += t.output
-    else:
-        gpu_read += t.output
-    gpu_read += split.gpu_kv_bytes
-    host_read += split.host_kv_bytes
+    gpu_read, host_read = _bytes_read(spec, workload, split)
     profile = engine_speed("llama.cpp", "cuda")
     quantized = get_precision(f"gguf:{split.ftype.lower()}")
     low_bits = quantized is not None and quantized.nominal_bits < 8
@@ -250,6 +225,38 @@ def offload_speed(
     rate = 1 / step
     inputs["step_s"] = step
     return OffloadSpeed(rate, rate * 0.8, rate * 1.2, limit, round(gpu_read), round(host_read), inputs)
+
+
+def _bytes_read(spec: ModelSpec, workload: Workload, split: OffloadSplit) -> tuple[float, float]:
+    """(bytes the GPUs read, bytes the CPU reads) in one decode step of ``split``: each side's layers (routed
+    experts at the share the batch touches), the output where it sits, and each side's KV cache."""
+    t = gguf_layout(spec, split.ftype)
+    n = len(t.layers)
+    batch = max(1, workload.concurrency)
+    share = expert_share(spec, batch)
+    first_gpu = n - min(n, split.gpu_layers) if split.placement is Placement.LAYERS else 0
+    if split.placement is Placement.NONE:
+        first_gpu = n
+    cpu_moe = n if split.placement is Placement.EXPERTS_CPU else 0
+    if split.placement is Placement.N_CPU_MOE:
+        cpu_moe = split.cpu_moe_layers
+    gpu_read = host_read = 0.0
+    for i, layer in enumerate(t.layers):
+        experts = layer.experts * share
+        if i < first_gpu:
+            host_read += layer.rest + experts
+        elif i < cpu_moe:
+            gpu_read += layer.rest
+            host_read += experts
+        else:
+            gpu_read += layer.rest + experts
+    if (split.placement is Placement.LAYERS and split.gpu_layers <= n) or split.placement is Placement.NONE:
+        host_read += t.output
+    else:
+        gpu_read += t.output
+    gpu_read += split.gpu_kv_bytes
+    host_read += split.host_kv_bytes
+    return gpu_read, host_read
 
 
 def offload_verdict(
