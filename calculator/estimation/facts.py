@@ -27,6 +27,34 @@ def spec_facts(spec: ModelSpec) -> SpecFacts:
 
 
 def _derive(spec: ModelSpec) -> SpecFacts:
+    named, attention_layers = _named_counts(spec)
+    total = max(0, spec.params_total - max(0, spec.params_duplicated))  # a duplicated tied head is held once
+    not_loaded = min(max(0, spec.params_not_loaded), total)
+    counts = _fill(named, total)
+    counts_without_mtp = _fill(named, total - not_loaded)
+    h = max(0, spec.hidden_size)
+    heads = max(0, spec.num_attention_heads)
+    gqa = heads // spec.num_kv_heads if spec.num_kv_heads > 0 else 1
+    layer_facts = LayerFacts(
+        num_layers=max(1, spec.num_layers),
+        gqa_ratio=max(1, gqa),
+        experts_routed=max(0, spec.experts_routed),
+        row_width=h if h > 0 else 256,
+    )
+    return SpecFacts(
+        spec=spec,
+        counts=counts,
+        counts_without_mtp=counts_without_mtp,
+        layer_facts=layer_facts,
+        attention_layers=attention_layers,
+        active_mlp_width=max(0, _active_mlp_width(spec)),
+        lora_params_per_rank=max(0, _lora_params_per_rank(spec)),
+    )
+
+
+def _named_counts(spec: ModelSpec) -> tuple[TensorCounts, int]:
+    """The parameters of the categories the config names (``other`` left at 0), and the layers that keep a
+    per-token cache."""
     c = spec.components
     h = max(0, spec.hidden_size)
     heads = max(0, spec.num_attention_heads)
@@ -59,11 +87,13 @@ def _derive(spec: ModelSpec) -> SpecFacts:
         experts_down=experts_down,
         other=0,
     )
-    total = max(0, spec.params_total - max(0, spec.params_duplicated))  # a duplicated tied head is held once
-    not_loaded = min(max(0, spec.params_not_loaded), total)
-    counts = _fill(named, total)
-    counts_without_mtp = _fill(named, total - not_loaded)
+    return named, attention_layers
 
+
+def _active_mlp_width(spec: ModelSpec) -> int:
+    """The MLP width a token passes through, averaged over the layers: k × expert width + shared in MoE layers."""
+    c = spec.components
+    h = max(0, spec.hidden_size)
     moe_layers = max(0, spec.moe_layers)
     experts = max(0, spec.experts_routed)
     expert_width = c.routed_experts // (moe_layers * experts * 3 * h) if moe_layers and experts and h else 0
@@ -71,10 +101,17 @@ def _derive(spec: ModelSpec) -> SpecFacts:
     if moe_layers and expert_width:
         shared_width = c.shared_experts // (moe_layers * 3 * h) if h else 0
         moe_width = max(0, spec.experts_per_token) * expert_width + shared_width
-        active_mlp_width = (moe_width * moe_layers + spec.intermediate_size * dense_layers) // max(1, spec.num_layers)
-    else:
-        active_mlp_width = spec.intermediate_size
-    # LoRA over every linear layer except routed experts: r·(in + out) per adapted matrix.
+        return (moe_width * moe_layers + spec.intermediate_size * dense_layers) // max(1, spec.num_layers)
+    return spec.intermediate_size
+
+
+def _lora_params_per_rank(spec: ModelSpec) -> int:
+    """LoRA over every linear layer except routed experts: r·(in + out) per adapted matrix."""
+    c = spec.components
+    h = max(0, spec.hidden_size)
+    heads = max(0, spec.num_attention_heads)
+    moe_layers = max(0, spec.moe_layers)
+    dense_layers = max(0, spec.num_layers - moe_layers)
     lora_per_rank = 0
     for group in spec.layer_groups:
         if group.kind in (AttentionKind.FULL, AttentionKind.SLIDING):
@@ -89,23 +126,7 @@ def _derive(spec: ModelSpec) -> SpecFacts:
     if moe_layers and h and c.shared_experts:
         shared_width_total = c.shared_experts // (moe_layers * 3 * h)
         lora_per_rank += moe_layers * 3 * (h + shared_width_total)
-
-    gqa = heads // spec.num_kv_heads if spec.num_kv_heads > 0 else 1
-    layer_facts = LayerFacts(
-        num_layers=max(1, spec.num_layers),
-        gqa_ratio=max(1, gqa),
-        experts_routed=experts,
-        row_width=h if h > 0 else 256,
-    )
-    return SpecFacts(
-        spec=spec,
-        counts=counts,
-        counts_without_mtp=counts_without_mtp,
-        layer_facts=layer_facts,
-        attention_layers=attention_layers,
-        active_mlp_width=max(0, active_mlp_width),
-        lora_params_per_rank=max(0, lora_per_rank),
-    )
+    return lora_per_rank
 
 
 def _fill(named: TensorCounts, total: int) -> TensorCounts:

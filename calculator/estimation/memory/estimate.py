@@ -106,32 +106,7 @@ def _inference_terms(
     estimated: list[str],
 ) -> list[Term]:
     spec = facts.spec
-    weights, avg_bits, params = weights_detail(facts, precision, load_mtp=workload.load_mtp_layers)
-    if workload.weights_file_bytes:
-        # the files hold the whole checkpoint; the engine loads all of it onto the GPUs
-        weights = gpu_weights = int(workload.weights_file_bytes)
-        host_embedding, embed_bits = 0, 0.0
-        terms = [Term("weights", weights, {"bytes": weights, "precision": precision.label}, variant="measured")]
-    else:
-        if precision.estimated:
-            estimated.append("weights")
-        host_embedding, embed_bits = _host_embedding(facts, engine, precision, weights)
-        gpu_weights = weights - (host_embedding if facts.counts.lm_head else 0)
-        terms = [_weights_term(precision, params, avg_bits, weights, gpu_weights)]
-        swizzled = engine.key == "vllm" and vllm_release(workload.engine_release).mxfp4_swizzled
-        if swizzled and precision.family == "mxfp4":
-            layout, inputs = vllm_mxfp4_layout_bytes(facts, workload.tensor_parallel)
-            if layout:
-                terms.append(Term("weights_layout", layout, inputs, variant="vllm_mxfp4"))
-    if host_embedding:
-        terms.append(
-            Term(
-                "input_embedding_host",
-                host_embedding,
-                {"engine": engine.name, "rows": facts.counts.embedding, "bits": embed_bits},
-                on_gpu=False,
-            )
-        )
+    terms, gpu_weights = _weight_terms(facts, workload, engine, precision, estimated)
     ranks = attention_ranks(spec, engine.key, workload.attention_data_parallel)
     replicated = 0
     if ranks > 1:
@@ -173,6 +148,40 @@ def _inference_terms(
         )
     )
     return terms
+
+
+def _weight_terms(
+    facts: SpecFacts, workload: Workload, engine: EngineProfile, precision: Precision, estimated: list[str]
+) -> tuple[list[Term], int]:
+    """The weights' terms (the files as measured, or the weights at the precision with vLLM's MXFP4 layout and an
+    input embedding the engine keeps in RAM) and the weight bytes on the GPUs."""
+    weights, avg_bits, params = weights_detail(facts, precision, load_mtp=workload.load_mtp_layers)
+    if workload.weights_file_bytes:
+        # the files hold the whole checkpoint; the engine loads all of it onto the GPUs
+        weights = gpu_weights = int(workload.weights_file_bytes)
+        host_embedding, embed_bits = 0, 0.0
+        terms = [Term("weights", weights, {"bytes": weights, "precision": precision.label}, variant="measured")]
+    else:
+        if precision.estimated:
+            estimated.append("weights")
+        host_embedding, embed_bits = _host_embedding(facts, engine, precision, weights)
+        gpu_weights = weights - (host_embedding if facts.counts.lm_head else 0)
+        terms = [_weights_term(precision, params, avg_bits, weights, gpu_weights)]
+        swizzled = engine.key == "vllm" and vllm_release(workload.engine_release).mxfp4_swizzled
+        if swizzled and precision.family == "mxfp4":
+            layout, inputs = vllm_mxfp4_layout_bytes(facts, workload.tensor_parallel)
+            if layout:
+                terms.append(Term("weights_layout", layout, inputs, variant="vllm_mxfp4"))
+    if host_embedding:
+        terms.append(
+            Term(
+                "input_embedding_host",
+                host_embedding,
+                {"engine": engine.name, "rows": facts.counts.embedding, "bits": embed_bits},
+                on_gpu=False,
+            )
+        )
+    return terms, gpu_weights
 
 
 def _host_embedding(facts: SpecFacts, engine: EngineProfile, precision: Precision, weights: int) -> tuple[int, float]:

@@ -159,6 +159,51 @@ def _tie_key(offer: OfferRecord) -> tuple[bool, str, str, str]:
     return (offer.stale, offer.provider_name.lower(), offer.instance_name, offer.region)
 
 
+def _count(
+    gpu: RankableGpu,
+    need_bytes: int,
+    engine: str,
+    several: dict[str, GpuCount],
+    fitting_families: dict[str, GpuCount],
+) -> tuple[str, str, int]:
+    """(family, name, GPUs needed) of a catalog GPU; its family's count noted among those that take several nodes
+    or those that fit one."""
+    family, name = _family(gpu)
+    needed = gpus_needed(need_bytes, gpu, engine)
+    counted = GpuCount(family, name, int(gpu.memory_bytes), needed, nodes_needed(needed))
+    if needed > MAX_GPUS_PER_NODE:
+        several.setdefault(family, counted)
+    else:
+        fitting_families.setdefault(family, counted)
+    return family, name, needed
+
+
+def _keep_cheaper(
+    best: dict[str, tuple[float, OfferRecord, int]], key: str, candidate: tuple[float, OfferRecord, int]
+) -> None:
+    """Keeps ``candidate`` (cost, offer, count) under ``key`` when it is cheaper than the kept one, or as cheap and
+    first by the tie order."""
+    current = best.get(key)
+    cost, offer, _count = candidate
+    if current is None or cost < current[0] or (cost == current[0] and _tie_key(offer) < _tie_key(current[1])):
+        best[key] = candidate
+
+
+def _rows(
+    best: dict[str, tuple[float, OfferRecord, int]],
+    per_slug: Mapping[str, tuple[str, str, int] | None],
+    hours_per_month: int,
+) -> tuple[RankedOffer, ...]:
+    built = []
+    for _cost, offer, count in best.values():
+        placed = per_slug[offer.gpu_slug]
+        assert placed is not None  # only offers whose GPU was counted reach `best`
+        family, name, needed = placed
+        built.append(_row(offer, family, name, needed, count, hours_per_month))
+    built.sort(key=lambda row: (row.per_hour_usd, _tie_key(row.offer)))
+    return tuple(built)
+
+
 def rank(
     need_bytes: int,
     offers: Iterable[OfferRecord],
@@ -189,17 +234,7 @@ def rank(
         slug = offer.gpu_slug
         if slug not in per_slug:
             gpu = catalog.get(slug)
-            info: tuple[str, str, int] | None = None
-            if gpu is not None:
-                family, name = _family(gpu)
-                needed = gpus_needed(need_bytes, gpu, engine)
-                info = (family, name, needed)
-                counted = GpuCount(family, name, int(gpu.memory_bytes), needed, nodes_needed(needed))
-                if needed > MAX_GPUS_PER_NODE:
-                    several.setdefault(family, counted)
-                else:
-                    fitting_families.setdefault(family, counted)
-            per_slug[slug] = info
+            per_slug[slug] = None if gpu is None else _count(gpu, need_bytes, engine, several, fitting_families)
         info = per_slug[slug]
         if info is None:
             continue
@@ -210,29 +245,13 @@ def rank(
         if count is None:
             continue
         cost = offer.instance_price_per_hour(count)
-
-        current = best_by_family.get(family)
-        if current is None or cost < current[0] or (cost == current[0] and _tie_key(offer) < _tie_key(current[1])):
-            best_by_family[family] = (cost, offer, count)
-        provider = offer.provider_slug
-        current = best_by_provider.get(provider)
-        if current is None or cost < current[0] or (cost == current[0] and _tie_key(offer) < _tie_key(current[1])):
-            best_by_provider[provider] = (cost, offer, count)
-
-    def rows(best: dict[str, tuple[float, OfferRecord, int]]) -> tuple[RankedOffer, ...]:
-        built = []
-        for _cost, offer, count in best.values():
-            placed = per_slug[offer.gpu_slug]
-            assert placed is not None  # only offers whose GPU was counted reach `best`
-            family, name, needed = placed
-            built.append(_row(offer, family, name, needed, count, hours_per_month))
-        built.sort(key=lambda row: (row.per_hour_usd, _tie_key(row.offer)))
-        return tuple(built)
+        _keep_cheaper(best_by_family, family, (cost, offer, count))
+        _keep_cheaper(best_by_provider, offer.provider_slug, (cost, offer, count))
 
     return Ranking(
         need_bytes=need_bytes,
-        by_gpu=rows(best_by_family),
-        by_provider=rows(best_by_provider),
+        by_gpu=_rows(best_by_family, per_slug, hours_per_month),
+        by_provider=_rows(best_by_provider, per_slug, hours_per_month),
         several_nodes=_ordered(several.values()),
         no_large_instance=_ordered(
             counted for family, counted in fitting_families.items() if family not in best_by_family
