@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from calculator.page.planner import PlanAnswer, PlanRow
+from calculator.estimation.plan.planner import ReplicaCapacity, Served
+from calculator.page.gpus import OfferRow
+from calculator.page.inputs import HostedPrice
+from calculator.page.planner import OwnedRow, PlanAnswer, PlanRow
 from calculator.plan_state import PlanState, plan_query
 from pricing.owned import OwnedServer
 
@@ -19,65 +22,75 @@ def _row(row: PlanRow) -> dict[str, Any]:
     if row.command:
         data["command"] = row.command
     if row.hosted is not None:
-        hosted = row.hosted
-        data |= {
-            "provider": hosted.provider,
-            "route": hosted.route,
-            "source_url": hosted.source_url,
-            "captured_on": hosted.captured_on.isoformat() if hosted.captured_on else None,
-            "confidence": hosted.confidence,
-        }
+        data |= _hosted_fields(row.hosted)
     if row.owned is not None and served.capacity is not None:
-        owned, capacity = row.owned, served.capacity
-        data |= {
-            "server": owned.server.name,
-            "server_slug": owned.server.slug,
-            "gpu_slug": owned.server.gpu_slug,
-            "server_gpus": owned.server.gpus if isinstance(owned.server, OwnedServer) else 1,
-            "purchase_price_usd": owned.price_usd,
-            "purchase_price_estimated": owned.estimated,
-            "purchase_price_basis": owned.price_basis,
-            "purchase_price_source": owned.server.price_source if owned.price_basis != "yours" else None,
-            "power_kw": owned.server.power_kw,
-            "per_month_per_server_usd": round(owned.month.total_usd, 2),
-            "depreciation_per_month_usd": round(owned.month.depreciation_usd, 2),
-            "energy_per_month_usd": round(owned.month.energy_usd, 2),
-            "hosting_per_month_usd": round(owned.month.hosting_usd, 2),
-            "replicas_per_server": owned.replicas_per_server,
-            "engine": "llama.cpp" if owned.plan is None else None,
-            "precision": owned.precision or None,
-            "wired_limit_mb": owned.wired_limit_mb,
-            "tensor_parallel": owned.plan.tensor_parallel if owned.plan is not None else None,
-            "pipeline_stages": owned.plan.pipeline_stages if owned.plan is not None else None,
-            "servers": served.replicas,
-            "utilisation": round(served.utilisation, 3),
-            "requests_per_server": capacity.concurrency,
-            "output_tokens_per_s_per_server": round(capacity.output_tokens_per_s, 1),
-            "tpot_ms": round(capacity.tpot_s * 1000, 1),
-            "ttft_s": round(capacity.ttft_s, 3),
-            "limit": capacity.limit,
-        }
+        data |= _owned_fields(row.owned, served, served.capacity)
     if row.offer is not None and served.capacity is not None:
-        ranked, capacity = row.offer.ranked, served.capacity
-        data |= {
-            "provider": ranked.provider_name,
-            "gpu": ranked.gpu_name,
-            "gpu_slug": ranked.offer.gpu_slug,
-            "instance": ranked.offer.instance_name,
-            "instance_gpus": ranked.instance_gpus,
-            "pricing_kind": ranked.offer.pricing_kind,
-            "per_month_per_replica_usd": str(ranked.per_month_usd),
-            "tensor_parallel": row.offer.plan.tensor_parallel,
-            "pipeline_stages": row.offer.plan.pipeline_stages,
-            "replicas": served.replicas,
-            "utilisation": round(served.utilisation, 3),
-            "requests_per_replica": capacity.concurrency,
-            "output_tokens_per_s_per_replica": round(capacity.output_tokens_per_s, 1),
-            "tpot_ms": round(capacity.tpot_s * 1000, 1),
-            "ttft_s": round(capacity.ttft_s, 3),
-            "limit": capacity.limit,
-        }
+        data |= _rented_fields(row.offer, served, served.capacity)
     return data
+
+
+def _hosted_fields(hosted: HostedPrice) -> dict[str, Any]:
+    return {
+        "provider": hosted.provider,
+        "route": hosted.route,
+        "source_url": hosted.source_url,
+        "captured_on": hosted.captured_on.isoformat() if hosted.captured_on else None,
+        "confidence": hosted.confidence,
+    }
+
+
+def _owned_fields(owned: OwnedRow, served: Served, capacity: ReplicaCapacity) -> dict[str, Any]:
+    return {
+        "server": owned.server.name,
+        "server_slug": owned.server.slug,
+        "gpu_slug": owned.server.gpu_slug,
+        "server_gpus": owned.server.gpus if isinstance(owned.server, OwnedServer) else 1,
+        "purchase_price_usd": owned.price_usd,
+        "purchase_price_estimated": owned.estimated,
+        "purchase_price_basis": owned.price_basis,
+        "purchase_price_source": owned.server.price_source if owned.price_basis != "yours" else None,
+        "power_kw": owned.server.power_kw,
+        "per_month_per_server_usd": round(owned.month.total_usd, 2),
+        "depreciation_per_month_usd": round(owned.month.depreciation_usd, 2),
+        "energy_per_month_usd": round(owned.month.energy_usd, 2),
+        "hosting_per_month_usd": round(owned.month.hosting_usd, 2),
+        "replicas_per_server": owned.replicas_per_server,
+        "engine": "llama.cpp" if owned.plan is None else None,
+        "precision": owned.precision or None,
+        "wired_limit_mb": owned.wired_limit_mb,
+        "tensor_parallel": owned.plan.tensor_parallel if owned.plan is not None else None,
+        "pipeline_stages": owned.plan.pipeline_stages if owned.plan is not None else None,
+        "servers": served.replicas,
+        "utilisation": round(served.utilisation, 3),
+        "requests_per_server": capacity.concurrency,
+        "output_tokens_per_s_per_server": round(capacity.output_tokens_per_s, 1),
+        "tpot_ms": round(capacity.tpot_s * 1000, 1),
+        "ttft_s": round(capacity.ttft_s, 3),
+        "limit": capacity.limit,
+    }
+
+
+def _rented_fields(offer: OfferRow, served: Served, capacity: ReplicaCapacity) -> dict[str, Any]:
+    ranked = offer.ranked
+    return {
+        "provider": ranked.provider_name,
+        "gpu": ranked.gpu_name,
+        "gpu_slug": ranked.offer.gpu_slug,
+        "instance": ranked.offer.instance_name,
+        "instance_gpus": ranked.instance_gpus,
+        "pricing_kind": ranked.offer.pricing_kind,
+        "per_month_per_replica_usd": str(ranked.per_month_usd),
+        "tensor_parallel": offer.plan.tensor_parallel,
+        "pipeline_stages": offer.plan.pipeline_stages,
+        "replicas": served.replicas,
+        "utilisation": round(served.utilisation, 3),
+        "requests_per_replica": capacity.concurrency,
+        "output_tokens_per_s_per_replica": round(capacity.output_tokens_per_s, 1),
+        "tpot_ms": round(capacity.tpot_s * 1000, 1),
+        "ttft_s": round(capacity.ttft_s, 3),
+        "limit": capacity.limit,
+    }
 
 
 def plan_json(model_id: str, state: PlanState, answer: PlanAnswer) -> dict[str, Any]:

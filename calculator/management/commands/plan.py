@@ -18,8 +18,9 @@ from django.utils import timezone
 
 from calculator.api.plan import plan_json
 from calculator.page.basis import page_basis
+from calculator.page.planner import PlanAnswer, PlanRow
 from calculator.plan_for import plan_for
-from calculator.plan_state import FIELD_NAMES, PRICE_PREFIX, SERVER_SLUGS, parse_plan, volume_label
+from calculator.plan_state import FIELD_NAMES, PRICE_PREFIX, SERVER_SLUGS, PlanState, parse_plan, volume_label
 from calculator.state import CalculatorState
 from models_catalog.models import Model
 
@@ -52,70 +53,19 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        query = QueryDict(mutable=True)
-        for name in FIELD_NAMES:
-            if options.get(name) is not None:
-                query[name] = str(options[name])
-        for given in options["price"]:
-            slug, _, price = given.partition("=")
-            if slug.strip() not in SERVER_SLUGS:
-                raise CommandError(f"--price {given!r}: servers are {', '.join(SERVER_SLUGS)}")
-            query[PRICE_PREFIX + slug.strip()] = price
-        parsed = parse_plan(query)
-        if parsed.unused:
-            raise CommandError("; ".join(f"--{u.name} {u.value!r}: {u.reason}" for u in parsed.unused))
-        try:
-            model = Model.objects.filter(hub_id=options["model"]).first()
-        except DatabaseError as error:
-            raise CommandError(f"the catalog cannot be read ({error}); run `make data` first") from None
-        if model is None:
-            raise CommandError(f"{options['model']!r} is not in the catalog (manage.py estimate reads any Hub id)")
+        state = _plan_state(options)
+        model = _catalog_model(options["model"])
         basis = page_basis(model, timezone.localdate())
         if basis.sources is None:
             raise CommandError(f"{model.hub_id} cannot be sized: {basis.unsizable}")
-        state = parsed.state
         calculator = CalculatorState(engine=state.engine).with_defaults_of(basis.sources.choices)
         answer = plan_for(basis.sources.inputs(calculator), state)
         if options["json"]:
             self.stdout.write(json.dumps(plan_json(model.hub_id, state, answer), indent=2))
             return
-        self.stdout.write(
-            f"{model.hub_id}: {volume_label(state.out)} output tokens a month, {state.ratio:g} input per output "
-            f"({state.cached} % cached), peak {state.peak:g}× average; {'median' if state.pct == 50 else 'p95'} "
-            f"TTFT ≤ {state.ttft:g} s, TPOT ≤ {state.tpot} ms ({answer.engine}, {answer.precision}; "
-            f"{'on-demand and spot' if state.spot else 'on-demand'} offers"
-            + (f", without {', '.join(state.x)}" if state.x else "")
-            + ")"
-        )
+        self.stdout.write(_heading(model.hub_id, state, answer))
         for row in answer.rows[:12]:
-            served = row.served
-            head = f"  ${served.monthly_usd:>12,.0f}/month  ${served.per_million_output_usd:>8.2f}/M output  "
-            if row.hosted is not None:
-                self.stdout.write(head + f"API {row.hosted.provider}")
-                continue
-            if row.owned is not None and served.capacity is not None:
-                owned, capacity = row.owned, served.capacity
-                price = f"${owned.price_usd:,.0f} {PRICE_BASIS[owned.price_basis]}"
-                runs = (
-                    f"llama.cpp at {owned.precision.upper()}"
-                    if owned.plan is None
-                    else f"{owned.replicas_per_server} replica(s) of TP {owned.plan.tensor_parallel} each"
-                )
-                self.stdout.write(
-                    head + f"owned {served.replicas} × {owned.server.name} ({price}, ${owned.month.total_usd:,.0f} "
-                    f"a month each), {runs}, {capacity.concurrency} requests each at "
-                    f"{capacity.tpot_s * 1000:.0f} ms/token, first token {capacity.ttft_s:.2f} s, "
-                    f"{served.utilisation:.0%} used, limit {capacity.limit}"
-                )
-                continue
-            assert row.offer is not None and served.capacity is not None
-            ranked, capacity = row.offer.ranked, served.capacity
-            self.stdout.write(
-                head + f"{served.replicas} × {ranked.instance_gpus} × {ranked.gpu_name} ({ranked.provider_name}"
-                f"{', ' + ranked.offer.pricing_kind if ranked.offer.pricing_kind != 'on-demand' else ''}), "
-                f"{capacity.concurrency} requests each at {capacity.tpot_s * 1000:.0f} ms/token, "
-                f"first token {capacity.ttft_s:.2f} s, {served.utilisation:.0%} used, limit {capacity.limit}"
-            )
+            self.stdout.write(_row_line(row))
         for crossover in answer.crossovers:
             self.stdout.write(
                 f"  from {volume_label(crossover.output_tokens_per_month)} output tokens a month: "
@@ -123,3 +73,71 @@ class Command(BaseCommand):
             )
         if answer.unmet:
             self.stdout.write("  no replica within the targets on: " + ", ".join(answer.unmet))
+
+
+def _plan_state(options: dict[str, Any]) -> PlanState:
+    """The planner's state from the command's options, read by the planner's own parser."""
+    query = QueryDict(mutable=True)
+    for name in FIELD_NAMES:
+        if options.get(name) is not None:
+            query[name] = str(options[name])
+    for given in options["price"]:
+        slug, _, price = given.partition("=")
+        if slug.strip() not in SERVER_SLUGS:
+            raise CommandError(f"--price {given!r}: servers are {', '.join(SERVER_SLUGS)}")
+        query[PRICE_PREFIX + slug.strip()] = price
+    parsed = parse_plan(query)
+    if parsed.unused:
+        raise CommandError("; ".join(f"--{u.name} {u.value!r}: {u.reason}" for u in parsed.unused))
+    return parsed.state
+
+
+def _catalog_model(hub_id: str) -> Model:
+    try:
+        model = Model.objects.filter(hub_id=hub_id).first()
+    except DatabaseError as error:
+        raise CommandError(f"the catalog cannot be read ({error}); run `make data` first") from None
+    if model is None:
+        raise CommandError(f"{hub_id!r} is not in the catalog (manage.py estimate reads any Hub id)")
+    return model
+
+
+def _heading(hub_id: str, state: PlanState, answer: PlanAnswer) -> str:
+    return (
+        f"{hub_id}: {volume_label(state.out)} output tokens a month, {state.ratio:g} input per output "
+        f"({state.cached} % cached), peak {state.peak:g}× average; {'median' if state.pct == 50 else 'p95'} "
+        f"TTFT ≤ {state.ttft:g} s, TPOT ≤ {state.tpot} ms ({answer.engine}, {answer.precision}; "
+        f"{'on-demand and spot' if state.spot else 'on-demand'} offers"
+        + (f", without {', '.join(state.x)}" if state.x else "")
+        + ")"
+    )
+
+
+def _row_line(row: PlanRow) -> str:
+    """One way to serve: its month and price per million output tokens, then what serves it."""
+    served = row.served
+    head = f"  ${served.monthly_usd:>12,.0f}/month  ${served.per_million_output_usd:>8.2f}/M output  "
+    if row.hosted is not None:
+        return head + f"API {row.hosted.provider}"
+    if row.owned is not None and served.capacity is not None:
+        owned, capacity = row.owned, served.capacity
+        price = f"${owned.price_usd:,.0f} {PRICE_BASIS[owned.price_basis]}"
+        runs = (
+            f"llama.cpp at {owned.precision.upper()}"
+            if owned.plan is None
+            else f"{owned.replicas_per_server} replica(s) of TP {owned.plan.tensor_parallel} each"
+        )
+        return (
+            head + f"owned {served.replicas} × {owned.server.name} ({price}, ${owned.month.total_usd:,.0f} "
+            f"a month each), {runs}, {capacity.concurrency} requests each at "
+            f"{capacity.tpot_s * 1000:.0f} ms/token, first token {capacity.ttft_s:.2f} s, "
+            f"{served.utilisation:.0%} used, limit {capacity.limit}"
+        )
+    assert row.offer is not None and served.capacity is not None
+    ranked, capacity = row.offer.ranked, served.capacity
+    return (
+        head + f"{served.replicas} × {ranked.instance_gpus} × {ranked.gpu_name} ({ranked.provider_name}"
+        f"{', ' + ranked.offer.pricing_kind if ranked.offer.pricing_kind != 'on-demand' else ''}), "
+        f"{capacity.concurrency} requests each at {capacity.tpot_s * 1000:.0f} ms/token, "
+        f"first token {capacity.ttft_s:.2f} s, {served.utilisation:.0%} used, limit {capacity.limit}"
+    )
