@@ -8,7 +8,7 @@ so a cached copy and a freshly compressed response are interchangeable.
 
 from __future__ import annotations
 
-import brotli  # type: ignore[import-untyped]
+import brotli
 from backports.zstd import compress as zstd_compress
 from django.http import HttpRequest
 from django.utils.text import compress_string as gzip_compress

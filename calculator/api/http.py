@@ -13,7 +13,7 @@ from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.http import ConditionalGetMiddleware
 from django.utils import translation
-from django_ratelimit.core import get_usage  # type: ignore[import-untyped]
+from django_ratelimit.core import get_usage
 
 from calculator.api.errors import ApiError, error_response
 from models_catalog.client import client_address

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from axes.handlers.proxy import AxesProxyHandler  # type: ignore[import-untyped]
+from axes.handlers.proxy import AxesProxyHandler
 from django.contrib.auth.hashers import MD5PasswordHasher
 from django.test import RequestFactory
 from django.urls import reverse

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import brotli  # type: ignore[import-untyped]
+import brotli
 import pytest
 from backports import zstd
 from django.db import OperationalError, connection

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gzip
 
-import brotli  # type: ignore[import-untyped]
+import brotli
 import pytest
 from backports import zstd
 from django.test import RequestFactory

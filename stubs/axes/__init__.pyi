@@ -1,0 +1,1 @@
+# django-axes 8: only what the tests call.
