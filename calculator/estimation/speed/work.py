@@ -70,6 +70,8 @@ _FULL_RATE_ENGINES = frozenset({"llama.cpp", "ollama"})
 
 
 def peak_flops(hardware: SpeedHardware, precision_key: str, engine: str = "") -> float | None:
+    """The vendor's dense FLOPs/s for ``precision_key`` (FP8 where it has an FP8 figure, else BF16 or FP16); None
+    without a figure."""
     tflops = None
     if precision_key == "fp8":
         tflops = hardware.fp8_dense_tflops
@@ -95,6 +97,7 @@ def measured_peak_flops(hardware: SpeedHardware) -> float | None:
 
 
 def platform_of(hardware: SpeedHardware) -> str:
+    """The platform whose engine profiles apply: "metal" on Apple silicon, "cuda" for every other GPU."""
     return "metal" if hardware.vendor == "Apple" else "cuda"
 
 
@@ -105,6 +108,8 @@ def link_of(hardware: SpeedHardware, gpus: int) -> Link:
 
 @dataclass(frozen=True, slots=True)
 class StepBytes:
+    """What one decode step reads, by kind, before the batch is known."""
+
     dense: float  # non-expert weights a step reads (input embedding excluded: one row per token)
     experts: float  # all routed-expert weights
     kv_per_request: float  # KV cache (and linear-attention state) of one sequence at ``context`` tokens
@@ -114,6 +119,7 @@ class StepBytes:
 
 
 def step_bytes(spec: ModelSpec, workload: Workload) -> StepBytes:
+    """The bytes a decode step of ``spec`` reads at ``workload``'s precision, engine and attention layout."""
     facts = spec_facts(spec)
     precision = get_precision(workload.precision) or PRECISIONS["fp16"]
     # a decoding step runs the main model only: multi-token-prediction layers run with MTP speculative decoding,
@@ -141,6 +147,7 @@ def step_bytes(spec: ModelSpec, workload: Workload) -> StepBytes:
 
 
 def workload_attention_ranks(spec: ModelSpec, workload: Workload) -> int:
+    """Data-parallel attention ranks ``workload`` runs ``spec`` with (1: none)."""
     return attention_ranks(spec, workload.engine, workload.attention_data_parallel)
 
 
@@ -160,6 +167,7 @@ def decode_bytes_per_step(spec: ModelSpec, workload: Workload) -> int:
 
 
 def active_params(spec: ModelSpec) -> int:
+    """Parameters one token multiplies (all of them for a dense model without an active count)."""
     return spec.params_active if spec.params_active > 0 else spec.params_total
 
 
@@ -172,6 +180,7 @@ def expert_active_params(spec: ModelSpec) -> float:
 
 
 def dense_active_params(spec: ModelSpec) -> float:
+    """Active parameters outside the routed experts."""
     return active_params(spec) - expert_active_params(spec)
 
 
