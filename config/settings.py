@@ -419,6 +419,35 @@ HUB_MAX_RETRIES = env_int("HUB_MAX_RETRIES", 3)
 HUB_MAX_RETRY_AFTER_S = env_int("HUB_MAX_RETRY_AFTER_S", 30)
 # Quantized sibling repos (GGUF, MLX, AWQ, …) one import reads builds from.
 HUB_QUANT_REPOS_MAX = env_int("HUB_QUANT_REPOS_MAX", 8)
+# --- Catalog discovery (models_catalog/discovery.py) ---
+# The Hub counts API requests per 5-minute window: 500 anonymous, 1,000 with a free account's token
+# (https://huggingface.co/docs/hub/rate-limits). One request every 0.7 s is at most ~430 per window.
+HUB_MIN_INTERVAL_S = env_int("HUB_MIN_INTERVAL_MS", 700) / 1000
+# The pipeline tags whose models the calculator sizes (decoder transformers, with or without a vision tower).
+DISCOVERY_PIPELINE_TAGS = tuple(
+    env_list("DISCOVERY_PIPELINE_TAGS", ["text-generation", "image-text-to-text"])
+)
+DISCOVERY_LISTING_LIMIT = env_int("DISCOVERY_LISTING_LIMIT", 100)  # models per listing (tag × sort)
+# The floor: a model enters the catalog with this many downloads (30 days) or likes, or from a listed organisation.
+DISCOVERY_MIN_DOWNLOADS = env_int("DISCOVERY_MIN_DOWNLOADS", 5000)
+DISCOVERY_MIN_LIKES = env_int("DISCOVERY_MIN_LIKES", 100)
+DISCOVERY_IMPORTS_PER_RUN = env_int("DISCOVERY_IMPORTS_PER_RUN", 20)
+DISCOVERY_MODELS_PER_RUN = env_int("DISCOVERY_MODELS_PER_RUN", 200)  # listed models checked per builds/facts run
+DISCOVERY_CHILDREN_LIMIT = env_int("DISCOVERY_CHILDREN_LIMIT", 50)  # quantized children listed per model
+DISCOVERY_SKIP_RECHECK_DAYS = env_int("DISCOVERY_SKIP_RECHECK_DAYS", 14)
+# A discovery task's hard time limit (and its lock's), below CELERY_VISIBILITY_TIMEOUT_S so no second worker gets it.
+DISCOVERY_TIME_LIMIT_S = env_int("DISCOVERY_TIME_LIMIT_S", 900)
+CELERY_BEAT_SCHEDULE.update(
+    {
+        # New Hub models above the floor, every 6 hours (a release reaches the catalog the same day).
+        "catalog-discover-models": {"task": "models_catalog.discover_models", "schedule": 21600.0},
+        # New quantized builds (GGUF, AWQ, GPTQ, FP8, W8A8, MLX) of listed models, every 6 hours.
+        "catalog-discover-builds": {"task": "models_catalog.discover_builds", "schedule": 21600.0},
+        # Downloads, likes, gated state, licence and latest commit of listed models, daily.
+        "catalog-refresh-facts": {"task": "models_catalog.refresh_hub_facts", "schedule": 86400.0},
+    }
+)
+
 # On-demand imports a reader's connection may start per hour.
 CATALOG_IMPORTS_PER_CLIENT_PER_HOUR = env_int("CATALOG_IMPORTS_PER_CLIENT_PER_HOUR", 10)
 # Requests one client may make to /api/v1/ ("<count>/<s|m|h|d>", django-ratelimit's syntax), counted in the

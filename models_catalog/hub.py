@@ -141,6 +141,23 @@ class HubModelInfo:
         return tuple(f for f in self.files if f.path.lower().endswith(suffix))
 
 
+@dataclass(frozen=True, slots=True)
+class HubListing:
+    """One row of the Hub's model listing (`GET /api/models?pipeline_tag=…&sort=…`)."""
+
+    hub_id: str
+    downloads: int | None
+    likes: int | None
+    created_at: datetime | None
+    pipeline_tag: str | None
+    library_name: str | None
+    tags: tuple[str, ...]
+
+    @property
+    def organisation(self) -> str:
+        return self.hub_id.split("/", 1)[0]
+
+
 @dataclass
 class HubSettings:
     endpoint: str = DEFAULT_ENDPOINT
@@ -149,7 +166,11 @@ class HubSettings:
     max_retries: int = 3
     backoff_s: float = 1.0
     max_retry_after_s: float = 30.0
+    # The least time between two requests of one client: the Hub counts API requests per 5-minute window
+    # (https://huggingface.co/docs/hub/rate-limits); 0 for the on-demand import, which makes a handful.
+    min_interval_s: float = 0.0
     sleep: Callable[[float], None] = field(default=time.sleep)
+    clock: Callable[[], float] = field(default=time.monotonic)
 
 
 class _HttpxTransport(httpx2.BaseTransport):
@@ -197,6 +218,7 @@ class HubClient:
         self.settings = settings or HubSettings()
         _install_transport(self.settings.timeout_s)
         self._api = HfApi(endpoint=self.settings.endpoint.rstrip("/"), token=self.settings.token or False)
+        self._last_request_at: float | None = None
 
     # --- reads -----
     def model_info(self, hub_id: str) -> HubModelInfo:
@@ -237,12 +259,45 @@ class HubClient:
             ],
         )
 
+    def model_facts(self, hub_id: str) -> HubModelInfo:
+        """Model info without the file listing: downloads, likes, gated state, licence, the latest commit."""
+        info = self._retrying(hub_id, lambda: self._api.model_info(hub_id))
+        return _to_model_info(info)
+
+    def listed_models(self, pipeline_tag: str, sort: str, limit: int) -> list[HubListing]:
+        """The Hub's listing for one pipeline tag, `sort` one of "trending_score", "downloads", "created_at"."""
+        label = f"listing {pipeline_tag} by {sort}"
+        found = self._retrying(
+            label, lambda: list(self._api.list_models(pipeline_tag=pipeline_tag, sort=sort, limit=limit))
+        )
+        return [_to_listing(m) for m in found]
+
+    def quantized_children(self, hub_id: str, limit: int) -> list[HubListing]:
+        """Repos whose card names this model as `base_model` with relation `quantized`, newest first."""
+        found = self._retrying(
+            hub_id,
+            lambda: list(
+                self._api.list_models(filter=f"base_model:quantized:{hub_id}", sort="created_at", limit=limit)
+            ),
+        )
+        return [_to_listing(m) for m in found]
+
     # --- retries and error states -----
+    def _paced(self) -> None:
+        """Wait until `min_interval_s` has passed since this client's last request."""
+        s = self.settings
+        if s.min_interval_s > 0 and self._last_request_at is not None:
+            wait = self._last_request_at + s.min_interval_s - s.clock()
+            if wait > 0:
+                s.sleep(wait)
+        self._last_request_at = s.clock()
+
     def _retrying(self, hub_id: str, call: Callable[[], T]) -> T:
         s = self.settings
         attempt = 0
         while True:
             try:
+                self._paced()
                 return call()
             except HfHubHTTPError as exc:
                 status = exc.response.status_code if exc.response is not None else None
@@ -299,6 +354,18 @@ def _retry_after_s(response: Any) -> float | None:
     # The Hub's own header: `"api";r=0;t=55` (t = seconds until the window resets).
     match = re.search(r";\s*t\s*=\s*(\d+)", response.headers.get("RateLimit", ""))
     return float(match.group(1)) if match else None
+
+
+def _to_listing(info: Any) -> HubListing:
+    return HubListing(
+        hub_id=info.id,
+        downloads=info.downloads,
+        likes=info.likes,
+        created_at=info.created_at,
+        pipeline_tag=info.pipeline_tag,
+        library_name=info.library_name,
+        tags=tuple(info.tags or ()),
+    )
 
 
 def _to_model_info(info: Any) -> HubModelInfo:

@@ -73,6 +73,11 @@ class Model(models.Model):
     origin = models.CharField(max_length=16, default="hub")  # "hub" or "recorded" (the shipped folder)
     fetched_at = models.DateTimeField()
     updated_at = models.DateTimeField(auto_now=True)
+    # Discovery (models_catalog.discovery): when the catalog first listed a model it found or was asked for on the
+    # Hub (None for the bundled data), and when its Hub facts and its builds were last checked.
+    listed_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    hub_checked_at = models.DateTimeField(null=True, blank=True)
+    builds_checked_at = models.DateTimeField(null=True, blank=True)
     # set on save from the Hub id (models_catalog.naming): the catalog's name order and its search
     name_key = models.CharField(max_length=400, blank=True, editable=False)
     search_text = models.CharField(max_length=600, blank=True, editable=False)
@@ -251,3 +256,51 @@ class ImportRequest(models.Model):
     @property
     def can_retry(self) -> bool:
         return self.state == self.State.FAILED and self.failure in self.RETRYABLE
+
+
+class DiscoveryRun(models.Model):
+    """One run of one discovery step on the beat schedule: what it imported, skipped, found and refreshed."""
+
+    class Step(models.TextChoices):
+        MODELS = "models", _("New models")
+        BUILDS = "builds", _("New builds")
+        FACTS = "facts", _("Hub facts")
+
+    class Outcome(models.TextChoices):
+        RUNNING = "running", _("running")
+        DONE = "done", _("done")
+        PARTIAL = "partial", _("stopped early")
+        FAILED = "failed", _("failed")
+        LOCKED = "locked", _("another run was under way")
+
+    step = models.CharField(max_length=8, choices=Step.choices)
+    outcome = models.CharField(max_length=8, choices=Outcome.choices, default=Outcome.RUNNING)
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # {"imported": [ids], "skipped": {id: reason}, "builds": [{model, repo_id, format, label, size_bytes}],
+    #  "changed": {id: [fields]}, "failures": {id: reason}, "stopped": reason}
+    report = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        indexes = [models.Index(fields=["step", "-started_at"], name="discovery_run_by_step")]
+
+    def __str__(self) -> str:
+        return f"{self.step} {self.started_at:%Y-%m-%d %H:%M} ({self.outcome})"
+
+
+class HubSkip(models.Model):
+    """A Hub model discovery found and did not import, with the reason; looked at again after a while."""
+
+    hub_id = models.CharField(max_length=193)
+    failure = models.CharField(max_length=16)  # hub.HubError.state: not_sizable, gated, not_found, …
+    reason = models.TextField()
+    first_seen_at = models.DateTimeField()
+    checked_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-checked_at", "hub_id"]
+        constraints = [models.UniqueConstraint(Lower("hub_id"), name="hub_skip_hub_id_ci_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.hub_id}: {self.failure}"

@@ -56,7 +56,8 @@ def model_record_save(record: ModelRecord, summary: ArchitectureSummary | None =
             )
             outcome = "updated"
         if model is None:
-            model = Model(hub_id=record.hub_id.value)
+            # a model found or asked for on the Hub is new to the catalog now; the bundled data is not
+            model = Model(hub_id=record.hub_id.value, listed_at=record.fetched_at if record.origin == "hub" else None)
         if outcome != "unchanged" or _facts_differ(model, record, summary):
             if outcome == "unchanged":
                 outcome = "updated"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.conf import settings
 
-from models_catalog import hub, import_requests
+from models_catalog import discovery, hub, import_requests
 
 
 @shared_task(
@@ -36,3 +36,32 @@ def model_import_task(self, hub_id: str) -> str:
 def expire_import_requests() -> int:
     """Record on-demand imports stalled past their time limit as failed (beat, every five minutes)."""
     return import_requests.import_requests_expire()
+
+
+# Discovery (models_catalog.discovery): one task per step on the beat schedule. Each run holds its step's lock and
+# records its report; a Hub outage ends the run with nothing listed changed, and the next scheduled run carries on.
+_DISCOVERY = {
+    "ignore_result": True,
+    "time_limit": settings.DISCOVERY_TIME_LIMIT_S,
+    "soft_time_limit": settings.DISCOVERY_TIME_LIMIT_S - 60,
+    # a run queued while the broker was down is not worth running after the next one is due
+    "expires": 6 * 3600,
+}
+
+
+@shared_task(name="models_catalog.discover_models", **_DISCOVERY)
+def discover_models() -> dict:
+    """New models above the floor from the Hub's listings (beat, every 6 hours)."""
+    return discovery.discovery_models_run().report
+
+
+@shared_task(name="models_catalog.discover_builds", **_DISCOVERY)
+def discover_builds() -> dict:
+    """New quantized builds of listed models (beat, every 6 hours)."""
+    return discovery.discovery_builds_run().report
+
+
+@shared_task(name="models_catalog.refresh_hub_facts", **_DISCOVERY)
+def refresh_hub_facts() -> dict:
+    """Downloads, likes, gated state, licence and latest commit of listed models (beat, daily)."""
+    return discovery.discovery_facts_run().report
