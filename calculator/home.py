@@ -15,6 +15,7 @@ from calculator.page.machines import hardware_for, verdict_on
 from calculator.page.sources import model_spec, page_builds
 from calculator.state import MAC_PREFIX
 from models_catalog.models import Model
+from models_catalog.new_models import new_this_week
 from models_catalog.selectors import build_rows
 from models_catalog.specs import SpecUnavailable
 from pricing.gpus import load_gpus
@@ -75,6 +76,8 @@ class HomeAnswers:
     # the days the listed models' Hub download counts were read (first, last); None: no count recorded, the
     # popular list shows the largest models instead
     downloads_read: tuple[date, date] | None = None
+    # the models the catalog first listed in the last seven days (discovery, on-demand imports), newest first
+    new_this_week: tuple[NewModel, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,11 +143,15 @@ def _compute() -> HomeAnswers:
     newest = sorted(models, key=lambda m: m.release_date or date.min, reverse=True)[:NEWEST]
     return HomeAnswers(
         popular=tuple(popular),
-        newest=tuple(
-            NewModel(m.url, m.display_name, m.release_date, m.params_total / 1e9 if m.params_total else None)
-            for m in newest
-        ),
+        newest=tuple(_new_model(m) for m in newest),
         downloads_read=(min(read_on), max(read_on)) if counted and read_on else None,
+        new_this_week=tuple(_new_model(m) for m in new_this_week()),
+    )
+
+
+def _new_model(model: Model) -> NewModel:
+    return NewModel(
+        model.url, model.display_name, model.release_date, model.params_total / 1e9 if model.params_total else None
     )
 
 

@@ -22,6 +22,7 @@ from calculator.estimation.engines.releases import ENGINE_RELEASE_LINES, release
 from calculator.formatting import format_day, format_gb, format_money, format_number
 from calculator.state import Choice, release_field, tokens_label
 from calculator.term_text import term_formula, term_label
+from models_catalog.reader_names import licence_name, task_name
 
 
 def url(name: str, *args, **kwargs) -> str:
@@ -206,6 +207,8 @@ def _vocabulary() -> dict[str, Any]:
         "offer_text": labels.offer_text,
         "attention_name": labels.attention_name,
         "family_name": labels.family_name,
+        "licence_name": licence_name,
+        "task_name": task_name,
         "precision_name": labels.precision_name,
         "precision_note": lambda key: str(labels.PRECISION_NOTES.get(key, "")),
         "mode_change": lambda key: str(labels.MODE_CHANGES.get(key, "")),

@@ -424,9 +424,7 @@ HUB_QUANT_REPOS_MAX = env_int("HUB_QUANT_REPOS_MAX", 8)
 # (https://huggingface.co/docs/hub/rate-limits). One request every 0.7 s is at most ~430 per window.
 HUB_MIN_INTERVAL_S = env_int("HUB_MIN_INTERVAL_MS", 700) / 1000
 # The pipeline tags whose models the calculator sizes (decoder transformers, with or without a vision tower).
-DISCOVERY_PIPELINE_TAGS = tuple(
-    env_list("DISCOVERY_PIPELINE_TAGS", ["text-generation", "image-text-to-text"])
-)
+DISCOVERY_PIPELINE_TAGS = tuple(env_list("DISCOVERY_PIPELINE_TAGS", ["text-generation", "image-text-to-text"]))
 DISCOVERY_LISTING_LIMIT = env_int("DISCOVERY_LISTING_LIMIT", 100)  # models per listing (tag × sort)
 # The floor: a model enters the catalog with this many downloads (30 days) or likes, or from a listed organisation.
 DISCOVERY_MIN_DOWNLOADS = env_int("DISCOVERY_MIN_DOWNLOADS", 5000)

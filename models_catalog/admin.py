@@ -1,6 +1,16 @@
 from django.contrib import admin
+from django.utils.html import format_html_join
 
-from models_catalog.models import ImportRequest, Model, ModelFact, ModelRevision, QuantizedBuild
+from models_catalog.discovery_report import report_lines
+from models_catalog.models import (
+    DiscoveryRun,
+    HubSkip,
+    ImportRequest,
+    Model,
+    ModelFact,
+    ModelRevision,
+    QuantizedBuild,
+)
 from web.admin_edits import BumpsGeneration
 from web.generations import CATALOG_GENERATION
 
@@ -15,6 +25,9 @@ PROVENANCE = (
     "origin",
     "fetched_at",
     "updated_at",
+    "listed_at",
+    "hub_checked_at",
+    "builds_checked_at",
 )
 
 
@@ -92,3 +105,49 @@ class ImportRequestAdmin(admin.ModelAdmin):
     list_filter = ("state", "failure")
     search_fields = ("hub_id",)
     readonly_fields = ("created_at", "updated_at")
+
+
+@admin.register(DiscoveryRun)
+class DiscoveryRunAdmin(admin.ModelAdmin):
+    """What discovery did: each run's imports, skips with reasons, builds found and facts changed."""
+
+    list_display = ("started_at", "step", "outcome", "imported", "skipped", "builds_found", "changed", "finished_at")
+    list_filter = ("step", "outcome")
+    fields = ("step", "outcome", "started_at", "finished_at", "report_text")
+    readonly_fields = fields
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    @admin.display(description="imported")
+    def imported(self, run: DiscoveryRun) -> int:
+        return len(run.report.get("imported", ()))
+
+    @admin.display(description="skipped")
+    def skipped(self, run: DiscoveryRun) -> int:
+        return len(run.report.get("skipped", {}))
+
+    @admin.display(description="builds found")
+    def builds_found(self, run: DiscoveryRun) -> int:
+        return len(run.report.get("builds", ()))
+
+    @admin.display(description="facts changed")
+    def changed(self, run: DiscoveryRun) -> int:
+        return len(run.report.get("changed", {}))
+
+    @admin.display(description="report")
+    def report_text(self, run: DiscoveryRun) -> str:
+        return format_html_join("", "<div>{}</div>", ((line,) for line in report_lines(run)))
+
+
+@admin.register(HubSkip)
+class HubSkipAdmin(admin.ModelAdmin):
+    """Hub models discovery did not import (or child repos without a build), with the reason."""
+
+    list_display = ("hub_id", "failure", "reason", "first_seen_at", "checked_at")
+    list_filter = ("failure",)
+    search_fields = ("hub_id", "reason")
+    readonly_fields = ("first_seen_at", "checked_at")

@@ -185,7 +185,8 @@ def _due(checked_field: str, limit: int) -> list[Model]:
 def _new_children(client: hub.HubClient, model: Model, now: datetime) -> list[str]:
     known = {r.lower() for r in model.builds.values_list("repo_id", flat=True)}
     recheck = now - timedelta(days=settings.DISCOVERY_SKIP_RECHECK_DAYS)
-    empty = {h.lower() for h in HubSkip.objects.filter(failure=NO_BUILD, checked_at__gte=recheck).values_list("hub_id", flat=True)}
+    empty_repos = HubSkip.objects.filter(failure=NO_BUILD, checked_at__gte=recheck).values_list("hub_id", flat=True)
+    empty = {h.lower() for h in empty_repos}
     children = client.quantized_children(model.hub_id, limit=settings.DISCOVERY_CHILDREN_LIMIT)
     return [c.hub_id for c in children if c.hub_id.lower() not in known and c.hub_id.lower() not in empty]
 

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from models_catalog import import_requests, selectors
+from models_catalog import import_requests, new_models, selectors
 from models_catalog.client import client_address
 from models_catalog.forms import CatalogQueryForm, HubIdForm, SuggestQueryForm
 from models_catalog.hub_ids import HubId, InvalidHubId, parse_hub_id
@@ -66,6 +66,8 @@ def model_list(request: HttpRequest) -> HttpResponse:
         },
         "query": values,
         "choices": selectors.filter_choices(),
+        # the unfiltered first page opens with the models listed in the last week
+        "new_this_week": list(new_models.new_this_week()) if not filters and values["page"] == 1 else [],
         "importable": importable,
         "close_matches": close,
         "query_errors": sorted(form.errors),
