@@ -69,6 +69,10 @@ CACHED_PAGES = frozenset(
         "calculator:providers",
         "calculator:provider",
         "calculator:compare",
+        # the sitemap follows the catalog generation: a discovered model is listed at once, an unchanged one's
+        # lastmod stays its own
+        "sitemap",
+        "sitemap_section",
     }
 )
 # The data a page shows, each with a token in the cache that changes with it (web/generations.py).

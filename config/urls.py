@@ -3,27 +3,25 @@ from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.contrib.sitemaps import views as sitemap_views
 from django.urls import include, path
-from django.views.decorators.cache import cache_page
 
 from calculator.sitemaps import SITEMAPS
 from calculator.views_validation import validation_page
 from config import views
 
-SITEMAP_SECONDS = 60 * 60
-
 urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("robots.txt", views.robots_txt, name="robots_txt"),
     path("llms.txt", views.llms_txt, name="llms_txt"),
+    # kept by the page cache (config/page_cache.py) per catalog generation
     path(
         "sitemap.xml",
-        cache_page(SITEMAP_SECONDS)(sitemap_views.index),
+        sitemap_views.index,
         {"sitemaps": SITEMAPS, "sitemap_url_name": "sitemap_section"},
         name="sitemap",
     ),
     path(
         "sitemap-<section>.xml",
-        cache_page(SITEMAP_SECONDS)(sitemap_views.sitemap),
+        sitemap_views.sitemap,
         {"sitemaps": SITEMAPS},
         name="sitemap_section",
     ),
