@@ -37,7 +37,7 @@ from web.generations import CATALOG_GENERATION
 
 logger = logging.getLogger(__name__)
 
-SORTS = ("trending_score", "downloads", "created_at")
+SORTS: tuple[hub.ListingSort, ...] = ("trending_score", "downloads", "created_at")
 NO_BUILD = "no_build"  # a quantized child repo whose files hold no build we can size
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from email.utils import parsedate_to_datetime
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import httpx
 import httpx2
@@ -32,6 +32,7 @@ from huggingface_hub.errors import (
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 T = TypeVar("T")
+ListingSort = Literal["trending_score", "downloads", "created_at"]
 
 # Quantized formats as the Hub tags them (library tags, repo-name conventions), most specific first.
 _FORMAT_BY_TAG = (
@@ -264,7 +265,7 @@ class HubClient:
         info = self._retrying(hub_id, lambda: self._api.model_info(hub_id))
         return _to_model_info(info)
 
-    def listed_models(self, pipeline_tag: str, sort: str, limit: int) -> list[HubListing]:
+    def listed_models(self, pipeline_tag: str, sort: ListingSort, limit: int) -> list[HubListing]:
         """The Hub's listing for one pipeline tag, `sort` one of "trending_score", "downloads", "created_at"."""
         label = f"listing {pipeline_tag} by {sort}"
         found = self._retrying(

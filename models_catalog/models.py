@@ -93,6 +93,7 @@ class Model(models.Model):
             models.Index(fields=["-params_total", "display_name"], name="model_list_by_size"),
             models.Index(fields=["-release_date", "display_name"], name="model_list_by_date"),
             models.Index(fields=["licence"], name="model_licence"),
+            models.Index(fields=["-downloads", "display_name"], name="model_list_by_downloads"),
         ]
 
     def __str__(self) -> str:

@@ -40,28 +40,42 @@ def expire_import_requests() -> int:
 
 # Discovery (models_catalog.discovery): one task per step on the beat schedule. Each run holds its step's lock and
 # records its report; a Hub outage ends the run with nothing listed changed, and the next scheduled run carries on.
-_DISCOVERY = {
-    "ignore_result": True,
-    "time_limit": settings.DISCOVERY_TIME_LIMIT_S,
-    "soft_time_limit": settings.DISCOVERY_TIME_LIMIT_S - 60,
-    # a run queued while the broker was down is not worth running after the next one is due
-    "expires": 6 * 3600,
-}
+DISCOVERY_TIME_LIMIT_S = int(settings.DISCOVERY_TIME_LIMIT_S)
+# a run queued while the broker was down is not worth running once the next one is due
+DISCOVERY_EXPIRES_S = 6 * 3600.0
 
 
-@shared_task(name="models_catalog.discover_models", **_DISCOVERY)
+@shared_task(
+    name="models_catalog.discover_models",
+    ignore_result=True,
+    time_limit=DISCOVERY_TIME_LIMIT_S,
+    soft_time_limit=DISCOVERY_TIME_LIMIT_S - 60,
+    expires=DISCOVERY_EXPIRES_S,
+)
 def discover_models() -> dict:
     """New models above the floor from the Hub's listings (beat, every 6 hours)."""
     return discovery.discovery_models_run().report
 
 
-@shared_task(name="models_catalog.discover_builds", **_DISCOVERY)
+@shared_task(
+    name="models_catalog.discover_builds",
+    ignore_result=True,
+    time_limit=DISCOVERY_TIME_LIMIT_S,
+    soft_time_limit=DISCOVERY_TIME_LIMIT_S - 60,
+    expires=DISCOVERY_EXPIRES_S,
+)
 def discover_builds() -> dict:
     """New quantized builds of listed models (beat, every 6 hours)."""
     return discovery.discovery_builds_run().report
 
 
-@shared_task(name="models_catalog.refresh_hub_facts", **_DISCOVERY)
+@shared_task(
+    name="models_catalog.refresh_hub_facts",
+    ignore_result=True,
+    time_limit=DISCOVERY_TIME_LIMIT_S,
+    soft_time_limit=DISCOVERY_TIME_LIMIT_S - 60,
+    expires=DISCOVERY_EXPIRES_S,
+)
 def refresh_hub_facts() -> dict:
     """Downloads, likes, gated state, licence and latest commit of listed models (beat, daily)."""
     return discovery.discovery_facts_run().report

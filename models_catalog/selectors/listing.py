@@ -18,6 +18,8 @@ SORTS: dict[str, tuple[str | OrderBy, ...]] = {
     "size_asc": (F("params_total").asc(nulls_last=True), "display_name", "pk"),
     "date": (F("release_date").desc(nulls_last=True), "display_name", "pk"),
     "date_asc": (F("release_date").asc(nulls_last=True), "display_name", "pk"),
+    # popular: the Hub's downloads over the last 30 days, refreshed daily by discovery
+    "popular": (F("downloads").desc(nulls_last=True), "display_name", "pk"),
 }
 
 

@@ -355,7 +355,7 @@ def test_conflicting_parameter_counts_are_shown_side_by_side(client, seed_site):
     assert {r.attrs["data-source"] for r in totals} >= {"reference", "computed"}
     assert any("321.30" in r.text and "used" in r.text for r in totals)
     assert any("320.00" in r.text for r in totals)
-    assert page.one(data_fact="licence").text == "mit"
+    assert page.one(data_fact="licence").text == "MIT"  # the reader's name of the Hub's licence id
     assert page.one(data_fact="modality").text == "Vision"
 
 

@@ -115,6 +115,7 @@ NOT_KEPT_VALUES = {
     "config/page_cache.py",
     "config/health.py",
     "models_catalog/import_requests.py",  # the import throttle's counter
+    "models_catalog/discovery.py",  # a discovery step's lock (one worker runs it at a time)
     "pricing/services.py",  # the refresh lock
     "web/generations.py",
     "web/kept.py",
