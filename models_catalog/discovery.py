@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.cache import cache
 from django.db.models import F
@@ -84,6 +85,9 @@ def _run(step: str, now: datetime | None, body: Callable[[dict[str, Any], dateti
                 run.outcome = DiscoveryRun.Outcome.DONE
             except RunStopped as stopped:
                 report["stopped"] = str(stopped)
+                run.outcome = DiscoveryRun.Outcome.PARTIAL
+            except SoftTimeLimitExceeded:
+                report["stopped"] = "the run reached its time limit; the rest waits for the next run"
                 run.outcome = DiscoveryRun.Outcome.PARTIAL
             except hub.HubError as exc:
                 report["stopped"] = f"{exc.state}: {exc.detail}"
@@ -215,24 +219,30 @@ def _model_builds_found(client: hub.HubClient, model: Model, now: datetime, repo
             )
 
 
+def _builds_checked(client: hub.HubClient, model: Model, now: datetime, report: dict[str, Any]) -> None:
+    try:
+        _model_builds_found(client, model, now, report)
+    except hub.HubRateLimited as exc:
+        raise RunStopped(exc.detail) from exc
+    except hub.HubError as exc:
+        report.setdefault("failures", {})[model.hub_id] = f"{exc.state}: {exc.detail}"
+        return
+    Model.objects.filter(pk=model.pk).update(builds_checked_at=now)
+    report["checked"] += 1
+
+
 def discovery_builds_run(client: hub.HubClient | None = None, now: datetime | None = None) -> DiscoveryRun:
     """Find the quantized builds published for listed models (those checked longest ago first)."""
 
     def body(report: dict[str, Any], now: datetime) -> None:
         hub_client = client or discovery_client()
         report.update(builds=[], checked=0)
-        for model in _due("builds_checked_at", settings.DISCOVERY_MODELS_PER_RUN):
-            try:
-                _model_builds_found(hub_client, model, now, report)
-            except hub.HubRateLimited as exc:
-                raise RunStopped(exc.detail) from exc
-            except hub.HubError as exc:
-                report.setdefault("failures", {})[model.hub_id] = f"{exc.state}: {exc.detail}"
-                continue
-            Model.objects.filter(pk=model.pk).update(builds_checked_at=now)
-            report["checked"] += 1
-        if report["builds"]:
-            CATALOG_GENERATION.bump()
+        try:
+            for model in _due("builds_checked_at", settings.DISCOVERY_MODELS_PER_RUN):
+                _builds_checked(hub_client, model, now, report)
+        finally:
+            if report["builds"]:  # also when the run stops early: what it added shows at once
+                CATALOG_GENERATION.bump()
 
     return _run(DiscoveryRun.Step.BUILDS, now, body)
 

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import httpx
 import pytest
+from celery.exceptions import SoftTimeLimitExceeded
 from django.core.cache import cache
 
 from models_catalog import discovery
@@ -197,3 +198,18 @@ def test_requests_are_paced_below_the_hubs_limit(catalog, hub, hub_client, sleep
 
     assert len(hub.calls) >= 4
     assert sleeps.waits and all(0 < wait <= 0.7 for wait in sleeps.waits)
+
+
+def test_a_run_stopped_by_its_time_limit_keeps_and_shows_the_builds_it_found(catalog, hub, hub_client):
+    hub.routes.clear()
+    hub.get(f"{ENDPOINT}/api/models/mlx-community/Qwen3-30B-A3B-4bit").mock(side_effect=SoftTimeLimitExceeded())
+    mount_all(hub)
+    token = CATALOG_GENERATION.current()
+
+    run = discovery.discovery_builds_run(client=hub_client, now=NOW)
+
+    assert run.outcome == DiscoveryRun.Outcome.PARTIAL
+    assert "time limit" in run.report["stopped"]
+    assert {b["repo_id"] for b in run.report["builds"]} == {"Qwen/Qwen3-30B-A3B-GGUF", "Qwen/Qwen3-30B-A3B-FP8"}
+    assert Model.objects.get(hub_id=WITH_BUILDS).builds.filter(repo_id="Qwen/Qwen3-30B-A3B-FP8").exists()
+    assert CATALOG_GENERATION.current() != token

@@ -5,6 +5,7 @@ The last test runs the beat schedule's discovery tasks through a real Celery wor
 from __future__ import annotations
 
 from io import StringIO
+from xml.etree import ElementTree
 
 import pytest
 from django.conf import settings
@@ -29,6 +30,7 @@ from tests.models_catalog.html import parse
 from tests.models_catalog.hub_replay import local_hub
 from tests.support import wait_for
 
+SM = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 NEW_URL = "/en/models/Qwen/Qwen3-0.6B/"
 UNCHANGED_URL = f"/en/models/{UNCHANGED}/"
 BUILDS_URL = f"/en/models/{WITH_BUILDS}/"
@@ -39,12 +41,21 @@ def _new_this_week(client, url: str) -> list[str]:
     return [a.attrs["href"] for section in sections for a in section.select("a")]
 
 
+def _lastmod(sitemap: ElementTree.Element, url: str) -> str | None:
+    for entry in sitemap.findall(f"{SM}url"):
+        if entry.findtext(f"{SM}loc", "").endswith(url):
+            return entry.findtext(f"{SM}lastmod")
+    return None
+
+
 def _reader_sees(client) -> dict[str, object]:
     unchanged = client.get(UNCHANGED_URL)
+    sitemap = ElementTree.fromstring(client.get("/sitemap-models.xml").content)
     return {
         "home": _new_this_week(client, "/en/"),
         "catalog": _new_this_week(client, "/en/models/"),
-        "sitemap": NEW_URL in client.get("/sitemap-models.xml").content.decode(),
+        "sitemap": _lastmod(sitemap, NEW_URL) is not None,
+        "unchanged_lastmod": _lastmod(sitemap, UNCHANGED_URL),
         "build": "Qwen/Qwen3-30B-A3B-GGUF" in client.get(BUILDS_URL).content.decode(),
         "unchanged": (unchanged.status_code, unchanged["ETag"]),
     }
@@ -69,6 +80,22 @@ def test_discovery_reaches_the_pages_and_leaves_an_unchanged_models_page_as_it_w
     assert (before["home"], before["catalog"], before["sitemap"], before["build"]) == ([], [], False, False)
     assert (after["home"], after["catalog"], after["sitemap"], after["build"]) == ([NEW_URL], [NEW_URL], True, True)
     assert after["unchanged"] == before["unchanged"]
+    assert after["unchanged_lastmod"] == before["unchanged_lastmod"] is not None
+
+
+@pytest.mark.django_db
+def test_the_admin_shows_what_discovery_did(hub_mock, hub_client, admin_client):
+    catalog_write()
+    mount_all(hub_mock)
+    run = discovery.discovery_models_run(client=hub_client)
+
+    listing = admin_client.get("/admin/models_catalog/discoveryrun/").content.decode()
+    detail = admin_client.get(f"/admin/models_catalog/discoveryrun/{run.pk}/change/").content.decode()
+    skips = admin_client.get("/admin/models_catalog/hubskip/").content.decode()
+
+    assert "New models" in listing
+    assert f"imported  {NEW_RELEASE}" in detail and f"skipped   {NOT_SIZABLE}: not_sizable" in detail
+    assert NOT_SIZABLE in skips and GATED in skips
 
 
 @pytest.mark.django_db
@@ -140,4 +167,5 @@ def test_the_beat_schedules_discovery_through_a_real_worker(replayed_hub_for_wor
     after = _reader_sees(client)
     assert (after["home"], after["sitemap"], after["build"]) == ([NEW_URL], True, True)
     assert after["unchanged"] == before["unchanged"]
+    assert after["unchanged_lastmod"] == before["unchanged_lastmod"] is not None
     assert Model.objects.get(hub_id=NEW_RELEASE).sources[0].startswith(replayed_hub_for_worker)
