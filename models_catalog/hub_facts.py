@@ -37,12 +37,16 @@ def _facts_wanted(model: Model, info: hub.HubModelInfo) -> dict[str, object]:
     return wanted
 
 
+def _shown(value: object) -> str:
+    return "" if value is None else str(value)
+
+
 def model_hub_facts_save(model: Model, info: hub.HubModelInfo, now: datetime, endpoint: str) -> list[FactChange]:
     """Write the downloads, likes, gated state, licence and latest commit the Hub gives now. Returns what changed."""
     with transaction.atomic():
         locked = Model.objects.select_for_update().get(pk=model.pk)
         changes = [
-            FactChange(name, str(getattr(locked, name)), str(value))
+            FactChange(name, _shown(getattr(locked, name)), _shown(value))
             for name, value in _facts_wanted(locked, info).items()
             if getattr(locked, name) != value
         ]

@@ -61,10 +61,15 @@ def _reader_sees(client) -> dict[str, object]:
     }
 
 
-def _discovery_steps() -> list[str]:
-    """The catalog's discovery tasks as the beat schedule names them."""
-    names = ("catalog-discover-models", "catalog-discover-builds", "catalog-refresh-facts")
-    return [settings.CELERY_BEAT_SCHEDULE[name]["task"] for name in names]
+def _beat_sends_discovery() -> None:
+    """What `celery beat` does when the schedule's discovery entries fall due: its scheduler sends each entry."""
+    from celery.beat import ScheduleEntry, Scheduler
+
+    from config.celery import app
+
+    scheduler = Scheduler(app, lazy=True)
+    for name in ("catalog-discover-models", "catalog-discover-builds", "catalog-refresh-facts"):
+        scheduler.apply_async(ScheduleEntry(name=name, app=app, **settings.CELERY_BEAT_SCHEDULE[name]))
 
 
 @pytest.mark.django_db
@@ -155,17 +160,15 @@ def replayed_hub_for_worker(monkeypatch):
 @pytest.mark.services
 @pytest.mark.django_db(transaction=True)
 def test_the_beat_schedules_discovery_through_a_real_worker(replayed_hub_for_worker, celery_worker, client):
-    from config.celery import app
-
     catalog_write()
     before = _reader_sees(client)
 
-    for task in _discovery_steps():
-        app.send_task(task)
+    _beat_sends_discovery()
     assert wait_for(lambda: DiscoveryRun.objects.filter(outcome=DiscoveryRun.Outcome.DONE).count() == 3, 120)
 
     after = _reader_sees(client)
     assert (after["home"], after["sitemap"], after["build"]) == ([NEW_URL], True, True)
+    assert client.get(NEW_URL).status_code == 200
     assert after["unchanged"] == before["unchanged"]
     assert after["unchanged_lastmod"] == before["unchanged_lastmod"] is not None
     assert Model.objects.get(hub_id=NEW_RELEASE).sources[0].startswith(replayed_hub_for_worker)
