@@ -78,11 +78,13 @@ def uses_redis() -> bool:
 
 @pytest.fixture(autouse=True)
 def _empty_cache() -> Iterator[None]:
-    """Each test starts with an empty cache: pages cache what they read per price-data state, and two tests that
-    load the same fixture would otherwise share a key (the database is rolled back, the cache is not)."""
-    from django.core.cache import cache
+    """Each test starts with empty caches: pages cache what they read per price-data state, and two tests that
+    load the same fixture would otherwise share a key (the database is rolled back, the cache is not); the rate and
+    sign-in limits count in ``counters``, which would otherwise refuse a worker's 121st API request in a minute."""
+    from django.core.cache import caches
 
-    cache.clear()
+    for name in settings.CACHES:
+        caches[name].clear()
     yield
 
 
