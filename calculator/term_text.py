@@ -74,32 +74,24 @@ _FORMULAS: Mapping[tuple[str, str], Promise] = {
         "fixed state per sequence (conv × {conv_bytes} B + recurrent × {ssm_bytes} B per element) × concurrent "
         "requests ({requests})"
     ),
-    ("overhead", "seed"): _(
-        "10 % × (weights + KV cache = {base} bytes) + 1 GB ({engine}: activations, CUDA graphs, context)"
+    ("overhead", "reference"): _(
+        "10 % × (weights + KV cache = {base} bytes) + 1 GB, the reference page's allowance ({engine} publishes no "
+        "start-up rule: estimated)"
     ),
     ("overhead", "vllm"): _(
-        "larger of 10 % × (weights + KV cache) + 1 GB = {seed} bytes and {release}'s start-up budget = {floor} "
-        "bytes: the profiled peak {activation} bytes (the larger of one layer's activations over 8,192 tokens and "
-        "{buffers} × {seqs} sequences × {vocab} vocabulary × 4 B), CUDA graphs {cudagraph} bytes, memory outside "
-        "PyTorch and the CUDA context"
+        "{release}'s start-up budget: the profiled peak {activation} bytes (the larger of one layer's activations "
+        "over 8,192 tokens and {buffers} × {seqs} sequences × {vocab} vocabulary × 4 B), CUDA graphs {cudagraph} "
+        "bytes, memory outside PyTorch and the CUDA context"
     ),
     ("overhead", "vllm_encoder_image"): _(
-        "larger of 10 % × (weights + KV cache) + 1 GB = {seed} bytes and {release}'s start-up budget = {floor} "
-        "bytes: the profiled peak {activation} bytes (the larger of the vision encoder's step over {items} dummy "
-        "images and the text profile, {text_peak} bytes, with the encoder's outputs still held), CUDA graphs "
-        "{cudagraph} bytes, memory outside PyTorch and the CUDA context"
+        "{release}'s start-up budget: the profiled peak {activation} bytes (the larger of the vision encoder's step "
+        "over {items} dummy images and the text profile, {text_peak} bytes, with the encoder's outputs still held), "
+        "CUDA graphs {cudagraph} bytes, memory outside PyTorch and the CUDA context"
     ),
     ("overhead", "vllm_encoder_video"): _(
-        "larger of 10 % × (weights + KV cache) + 1 GB = {seed} bytes and {release}'s start-up budget = {floor} "
-        "bytes: the profiled peak {activation} bytes (the larger of the vision encoder's step over {items} dummy "
-        "video(s) as long as the context allows and the text profile, {text_peak} bytes, with the encoder's "
-        "outputs still held), CUDA graphs {cudagraph} bytes, memory outside PyTorch and the CUDA context"
-    ),
-    ("overhead", "vllm_layout"): _(
-        "larger of 10 % × (weights + KV cache) + 1 GB = {seed} bytes less the {layout} bytes of the MXFP4 layout "
-        "counted above, and {release}'s start-up budget = {floor} bytes: the profiled peak {activation} bytes (the "
-        "larger of one layer's activations over 8,192 tokens and {buffers} × {seqs} sequences × {vocab} vocabulary "
-        "× 4 B), CUDA graphs {cudagraph} bytes, memory outside PyTorch and the CUDA context"
+        "{release}'s start-up budget: the profiled peak {activation} bytes (the larger of the vision encoder's step "
+        "over {items} dummy video(s) as long as the context allows and the text profile, {text_peak} bytes, with the "
+        "encoder's outputs still held), CUDA graphs {cudagraph} bytes, memory outside PyTorch and the CUDA context"
     ),
     ("overhead", "sglang"): _(
         "SGLang reserved_mem = 512 + 1.5 × chunked_prefill + 2 × cuda_graph_max_bs + 128 MiB, at least 10 GiB on "

@@ -68,7 +68,7 @@ class Workload:
     # GPUs that each run attention for their own requests (engines/dp_attention.py): the attention weights are held on
     # each, the cache is not repeated; 1: none (the whole MLA latent on every tensor-parallel rank)
     attention_data_parallel: int = 1
-    load_mtp_layers: bool = True  # count multi-token-prediction layers the checkpoint stores (see SOURCES.md)
+    load_mtp_layers: bool = False  # count multi-token-prediction layers the checkpoint stores (see SOURCES.md)
     # A real build's weight files, measured (Hub file listing) or as published: replaces the computed weights for
     # inference, since a measured size beats a formula (docs/methodology.md §1.1). None: computed from `precision`.
     weights_file_bytes: int | None = None

@@ -45,7 +45,7 @@ class EngineProfile:
     swa_rule: str  # "vllm" | "llama.cpp" | "window" | "full"
     conv_state_bytes: float  # linear-attention conv state, bytes per element
     ssm_state_bytes: float  # linear-attention recurrent state, bytes per element
-    overhead_rule: str  # "vllm" | "sglang" | "seed" | "llama.cpp" | "ollama" | "mlx"
+    overhead_rule: str  # "vllm" | "sglang" | "reference" | "llama.cpp" | "ollama" | "mlx"
     input_embedding_on_host: bool  # llama.cpp keeps token_embd in CPU memory
     reserves: str  # how it claims memory, in one sentence
     sources: tuple[str, ...]
@@ -106,7 +106,7 @@ ENGINES: Mapping[str, EngineProfile] = {
             swa_rule="window",
             conv_state_bytes=2.0,
             ssm_state_bytes=4.0,
-            overhead_rule="seed",
+            overhead_rule="reference",
             input_embedding_on_host=False,
             reserves="gives free_gpu_memory_fraction 0.9 of the memory left after loading the engine to the "
             "KV cache; activation buffers are fixed at build time from the maximum shapes",
@@ -185,7 +185,7 @@ ENGINES: Mapping[str, EngineProfile] = {
             swa_rule="window",
             conv_state_bytes=2.0,
             ssm_state_bytes=4.0,
-            overhead_rule="seed",
+            overhead_rule="reference",
             input_embedding_on_host=False,
             reserves="allocates as it goes (PyTorch caching allocator); the dynamic cache grows per token",
             sources=("§3.2", "§3.4"),

@@ -7,6 +7,7 @@
 - ``capacity``: the KV tokens and concurrency an engine reports at start-up.
 - ``training``, ``frameworks``, ``applicability``: fine-tuning (LoRA, QLoRA, full), each framework's defaults, and
   which modes run at which precision.
+- ``reference``: the reference page's 10 % + 1 GB rule, kept for the methodology page's comparison only.
 - ``fit``: how many GPUs (or how much of a Mac) a need takes under each engine's budget rule.
 
 Imports: the foundation modules and ``engines`` only.

@@ -144,7 +144,6 @@ def _inference_terms(
             concurrency,
             estimated,
             workload.engine_release,
-            sum(t.bytes for t in terms if t.key == "weights_layout"),
         )
     )
     return terms

@@ -1,4 +1,6 @@
-"""Runtime overhead per engine: the seed's 10 % + 1 GB, vLLM's profiled peak, llama.cpp, Ollama, SGLang, MLX.
+"""Runtime overhead per engine, as each allocates it: vLLM's start-up budget, SGLang's reserve, llama.cpp's and
+Ollama's buffers, MLX's prefill activations. TensorRT-LLM and Transformers publish no start-up rule: their overhead
+is the reference page's 10 % + 1 GB, marked estimated (``reference.py`` keeps that rule for the comparison).
 
 Sources: SOURCES.md next to this file (docs/methodology.md §4).
 """
@@ -24,9 +26,16 @@ from ..workload import GB, GIB, MIB, Term
 from .encoder_profile import vllm_encoder_profile, with_encoder_profile
 from .kv import LLAMA_CPP_N_UBATCH
 
-# The seed page's runtime overhead: 10 % of weights + KV cache, plus 1 GB (seed 000, "So rechnen wir").
+# The reference page's runtime overhead: 10 % of weights + KV cache, plus 1 GB (seed 000, "So rechnen wir").
 OVERHEAD_FRACTION = 0.10
 OVERHEAD_FIXED_BYTES = 1 * GB
+
+
+def reference_overhead_bytes(base: int) -> int:
+    """The reference page's allowance on ``base`` bytes of weights and cache."""
+    return round(OVERHEAD_FRACTION * base) + OVERHEAD_FIXED_BYTES
+
+
 # vLLM's start-up budget at `vllm serve`'s defaults on a ≥ 70 GiB GPU (8192 batched tokens, 1024 sequences): the
 # profile run's peak, non-torch memory and, from 0.20, the CUDA-graph estimate, each by release line
 # (engines/releases.py, §4.12), plus 0.61 GiB in use before vLLM starts (llm-d's H100 logs, §4.1).
@@ -49,7 +58,6 @@ class _Load:
     context: int
     concurrency: int
     release: VllmRelease
-    layout: int = 0  # bytes the engine holds beyond the checkpoint's weights (vLLM's MXFP4 layout)
     release_key: str = ""  # the engine's release or line as the workload names it (SGLang's lines read it)
 
     @property
@@ -70,33 +78,26 @@ def engine_overhead_terms(
     concurrency: int,
     estimated: list[str],
     release: str = "",
-    layout_bytes: int = 0,
 ) -> list[Term]:
-    """The engine's runtime overhead terms; ``release`` names the vLLM release line (empty: the current one);
-    ``layout_bytes`` what the engine holds beyond the checkpoint's weights, a term of its own."""
+    """The engine's runtime overhead terms; ``release`` names the engine's release line (empty: the current one)."""
     if engine.overhead_estimated:
         estimated.append("overhead")
-    rule = _OVERHEAD_RULES.get(engine.overhead_rule, _seed_overhead)
+    rule = _OVERHEAD_RULES.get(engine.overhead_rule, _reference_overhead)
     vllm = vllm_release(release if engine.key == "vllm" else "")
-    load = _Load(facts, engine, weights, cache_bytes, context, concurrency, vllm, layout_bytes, release)
+    load = _Load(facts, engine, weights, cache_bytes, context, concurrency, vllm, release)
     return rule(load)
 
 
-def _seed_overhead(load: _Load) -> list[Term]:
+def _reference_overhead(load: _Load) -> list[Term]:
+    """For an engine that publishes no start-up rule (TensorRT-LLM, Transformers): the reference allowance,
+    marked estimated."""
     base = load.weights + load.cache_bytes
-    return [
-        Term(
-            "overhead",
-            round(OVERHEAD_FRACTION * base) + OVERHEAD_FIXED_BYTES,
-            {"base": base, "engine": load.engine.name},
-            variant="seed",
-            estimated=load.engine.overhead_estimated,
-        )
-    ]
+    inputs: dict[str, int | float | str] = {"base": base, "engine": load.engine.name}
+    return [Term("overhead", reference_overhead_bytes(base), inputs, variant="reference", estimated=True)]
 
 
 def _vllm_overhead(load: _Load) -> list[Term]:
-    seed = round(OVERHEAD_FRACTION * (load.weights + load.cache_bytes)) + OVERHEAD_FIXED_BYTES
+    """vLLM's start-up budget, what it subtracts from its share of the GPU before it sizes the KV cache (§4.1)."""
     release = load.release
     text_peak = vllm_activation_peak(
         release, load.hidden, load.facts.spec.intermediate_size, load.vocab, VLLM_BATCHED_TOKENS, VLLM_MAX_NUM_SEQS
@@ -107,7 +108,6 @@ def _vllm_overhead(load: _Load) -> list[Term]:
     cudagraph = CUDAGRAPH_ESTIMATE_BYTES if release.subtracts_cudagraph_estimate else 0
     floor = activation + release.non_torch_one_gpu + cudagraph + VLLM_PRESTART_BYTES
     inputs: dict[str, int | float | str] = {
-        "seed": seed,
         "floor": floor,
         "seqs": VLLM_MAX_NUM_SEQS,
         "vocab": load.vocab,
@@ -118,13 +118,8 @@ def _vllm_overhead(load: _Load) -> list[Term]:
     }
     if encoder is not None and activation != text_peak:
         inputs |= {"items": encoder.items, "text_peak": text_peak}
-        return [Term("overhead", max(seed, floor), inputs, variant=f"vllm_encoder_{encoder.modality}")]
-    if load.layout:
-        # the reference allowance covers everything beyond the checkpoint and the cache, the re-laid weights (their
-        # own term) included: the overhead is what is left of it, or the start-up budget when that is larger
-        inputs["layout"] = load.layout
-        return [Term("overhead", max(seed - load.layout, floor), inputs, variant="vllm_layout")]
-    return [Term("overhead", max(seed, floor), inputs, variant="vllm")]
+        return [Term("overhead", floor, inputs, variant=f"vllm_encoder_{encoder.modality}")]
+    return [Term("overhead", floor, inputs, variant="vllm")]
 
 
 def _sglang_overhead(load: _Load) -> list[Term]:
@@ -188,7 +183,7 @@ def _mlx_overhead(load: _Load) -> list[Term]:
 
 
 _OVERHEAD_RULES: Mapping[str, Callable[[_Load], list[Term]]] = {
-    "seed": _seed_overhead,
+    "reference": _reference_overhead,
     "vllm": _vllm_overhead,
     "sglang": _sglang_overhead,
     "llama.cpp": _llama_cpp_overhead,
