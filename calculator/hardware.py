@@ -21,6 +21,7 @@ from calculator.estimation import (
     reference_gpus_needed,
 )
 from calculator.estimation.engines.builds import released_precision
+from calculator.estimation.engines.kernels import blocking_rule
 from calculator.estimation.plan.deployment import gpu_plan, mac_plan_for_need
 from calculator.page import Build, UnifiedMemory
 from calculator.page.machines import (
@@ -126,6 +127,7 @@ class ModelFit:
     display_name: str
     params_billions: float | None
     counts: tuple[tuple[str, int], ...]  # (precision, GPUs needed, fit.gpus_needed): as released, 8-bit, 4-bit
+    starts: bool = True  # False: the GPU's engine has no kernels for the model's attention (engines/kernels.py)
 
 
 def gpu_fit_formats(gpu: GpuSpec) -> tuple[str, str]:
@@ -145,8 +147,9 @@ def models_on_gpu(models: Sequence[tuple[str, str, float | None, ModelSpec]], gp
             (p, gpus_needed(estimate(spec, Workload(precision=p, engine=engine)).total_bytes, gpu, engine))
             for p in precisions
         )
-        fits.append(ModelFit(url, name, billions, counts))
-    fits.sort(key=lambda f: (min(c for _p, c in f.counts), -(f.params_billions or 0)))
+        starts = blocking_rule(spec, engine, gpu.architecture) is None
+        fits.append(ModelFit(url, name, billions, counts, starts))
+    fits.sort(key=lambda f: (not f.starts, min(c for _p, c in f.counts), -(f.params_billions or 0)))
     return fits
 
 

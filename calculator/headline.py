@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from calculator.estimation import RankedOffer, Workload, estimate, rank
 from calculator.estimation.engines.builds import released_precision
+from calculator.estimation.engines.kernels import starts_on
 from calculator.page.sources import model_spec, page_offers
 from models_catalog.list_figures import ListFigures
 from models_catalog.models import Model
@@ -48,7 +49,8 @@ def _headline(model: Model) -> Headline | None:
     need = estimate(spec, workload).total_bytes
     int4 = estimate(spec, Workload(precision="int4")).total_bytes
     # the offers and the ranking rule the model page ranks with (calculator/page/gpus.py)
-    cheapest = rank(need, page_offers(), load_gpus(), engine=workload.engine).cheapest
+    starts = starts_on(spec, workload.engine)  # only GPUs the model's kernels run on (engines/kernels.py)
+    cheapest = rank(need, page_offers(), [g for g in load_gpus() if starts(g)], engine=workload.engine).cheapest
     return Headline(released, need, int4, cheapest)
 
 

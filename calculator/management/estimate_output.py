@@ -209,6 +209,8 @@ def write_text(out: OutputWrapper, request: Request, breakdown: Breakdown, rows:
                 runs = f" (runs {tp} × {pp}: tensor × pipeline parallel)"
             elif w.engine in TENSOR_PARALLEL_ENGINES and tp and tp != row["count"]:
                 runs = f" (tensor parallel runs {tp})"
+            if not row.get("starts", True):
+                runs = f" — cannot start: {w.engine} has no kernels for this model's attention on it"
             out.write(f"  {row['count']:>4} × {row['name']}{nodes}{runs}")
             write_extra(out, row)
     if machines:

@@ -33,6 +33,7 @@ from calculator.estimation import (
     usable_bytes,
 )
 from calculator.estimation.engines.builds import build_bits, build_precision, released_precision
+from calculator.estimation.engines.kernels import blocking_rule
 from calculator.estimation.engines.launch import LaunchConfig, launch_command
 from calculator.estimation.engines.sourcing import KnownBuild, SourceKind, weights_source
 from calculator.estimation.plan.deployment import gpu_plan, mac_plan_for_need
@@ -94,6 +95,8 @@ def gpu_row(total_bytes: int, gpu: GpuSpec, spec: ModelSpec, workload: Workload)
         "pipeline_parallel": plan.pipeline_stages,
         "attention_data_parallel": plan.attention_data_parallel,
         "engine_gpus": plan.gpus_run,
+        # False: the engine has no kernels for the model's attention on this GPU (engines/kernels.py)
+        "starts": blocking_rule(spec, workload.engine, gpu.architecture) is None,
     }
 
 

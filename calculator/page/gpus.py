@@ -3,9 +3,12 @@ split of the GPUs sold, its speed, the GPUs billed and idle."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy
 
 from calculator.estimation import (
     GpuCount,
@@ -17,6 +20,7 @@ from calculator.estimation import (
     reference_gpus_needed,
     several_node_gpus,
 )
+from calculator.estimation.engines.kernels import SPARSE_ATTENTION, KernelRule, kernel_rule_for, starts_on
 from calculator.estimation.plan.deployment import GpuPlan, gpu_plan
 from calculator.estimation.plan.ranking import DEFAULT_PRICING_KINDS
 from models_catalog.architecture import ModelSpec
@@ -88,6 +92,25 @@ class Gpus:
     stale_by_gpu: StaleOffers | None  # said once above each table, not on every row
     stale_by_provider: StaleOffers | None
     counted_on_capacity: tuple[CountedOnCapacity, ...] = ()  # the ranked types whose count the capacity rule changed
+    kernels: KernelRule | None = None  # the model's attention runs under the engine on these architectures only
+
+    @property
+    def kernels_note(self) -> str:
+        """Why GPU types are missing from the ranking, in the reader's language ("" when none is left out)."""
+        return str(KERNEL_NOTES[(self.kernels.engine, self.kernels.feature)]) if self.kernels else ""
+
+
+# Why a ranking leaves GPU types out (engines/kernels.py, docs/methodology.md §4.14).
+KERNEL_NOTES: Mapping[tuple[str, str], Promise] = {
+    ("vllm", SPARSE_ATTENTION): gettext_lazy(
+        "Its sparse attention runs in vLLM only on Hopper and data-centre Blackwell GPUs (H100, H200, GH200, B200, "
+        "B300, GB200): other GPU types cannot start it and are not ranked."
+    ),
+    ("sglang", SPARSE_ATTENTION): gettext_lazy(
+        "Its sparse attention runs in SGLang only on Hopper and data-centre Blackwell GPUs and on AMD MI300 and "
+        "MI350/MI355: other GPU types cannot start it and are not ranked."
+    ),
+}
 
 
 def gpu_index(gpus: Sequence[GpuSpec]) -> dict[str, GpuSpec]:
@@ -121,6 +144,9 @@ def gpus_section(
     gpus: Sequence[GpuSpec],
     pricing_kinds: tuple[PricingKind, ...] = DEFAULT_PRICING_KINDS,
 ) -> Gpus:
+    kernels = kernel_rule_for(spec, workload.engine)
+    starts = starts_on(spec, workload.engine)
+    gpus = [g for g in gpus if starts(g)]  # a GPU the model cannot start on is not ranked (engines/kernels.py)
     ranking = rank(need, offers, gpus, engine=workload.engine, pricing_kinds=pricing_kinds)
     index = gpu_index(gpus)
     plans: dict[tuple[str, int, int], GpuPlan] = {}
@@ -138,6 +164,7 @@ def gpus_section(
         stale_by_gpu=stale_offers([r.offer for r in ranking.by_gpu]),
         stale_by_provider=stale_offers([r.offer for r in ranking.by_provider]),
         counted_on_capacity=_counted_on_capacity(ranking.by_gpu, need, index),
+        kernels=kernels,
     )
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from calculator.estimation import GIB, Mode, Workload, apple_fit, budget_bytes, estimate, gpus_needed
 from calculator.estimation.engines.builds import released_precision
+from calculator.estimation.engines.kernels import KernelRule, blocking_rule
 from calculator.estimation.memory.fit import DEFAULT_MACOS
 from calculator.estimation.plan.deployment import MacPlan, mac_plan_for_need
 from calculator.page.inputs import Build, precision_label
@@ -145,6 +146,7 @@ class Verdict:
     options: tuple[Option, ...]  # widest first
     best: Option | None  # the widest option that fits one unit and is no wider than the release
     as_released: Option
+    kernels: KernelRule | None = None  # the model cannot start on this GPU under its engine (engines/kernels.py)
 
     @property
     def smallest(self) -> Option:
@@ -206,11 +208,13 @@ def verdict_on(
     if needs is None:
         needs = option_needs(spec, builds, hardware.engine, context=context, concurrency=concurrency)
     options = []
+    blocked = blocking_rule(spec, hardware.engine, hardware.gpu.architecture) if hardware.gpu is not None else None
     for option in needs:
         key, label, need = option.key, option.label, option.need_bytes
         if hardware.gpu is not None:
             units = gpus_needed(need, hardware.gpu, hardware.engine)
-            options.append(Option(key, label, need, units == 1, units == 1, units))
+            starts = units == 1 and blocked is None
+            options.append(Option(key, label, need, starts, starts, units))
         else:
             assert hardware.mac_gib is not None
             mac = mac_plan_for_need(need, hardware.mac_gib * GIB, hardware.macos)
@@ -219,4 +223,4 @@ def verdict_on(
     options.sort(key=lambda o: -o.need_bytes)
     as_released = next(o for o in options if o.key == released)
     fitting = [o for o in options if o.fits and o.need_bytes <= as_released.need_bytes]
-    return Verdict(tuple(options), fitting[0] if fitting else None, as_released)
+    return Verdict(tuple(options), fitting[0] if fitting else None, as_released, blocked)

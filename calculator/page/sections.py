@@ -114,7 +114,7 @@ SECTIONS: tuple[Section[Any], ...] = (
     ),
     Section(
         "builds",
-        reads=frozenset({"context", "concurrency", "engine", "kv"}),
+        reads=frozenset({"context", "concurrency", "engine", "kv", "release", "sglang"}),
         build=builders.build_builds,
         template="calculator/_builds.html",
         json=as_json.builds_json,
@@ -131,7 +131,7 @@ SECTIONS: tuple[Section[Any], ...] = (
     ),
     Section(
         "inverse",
-        reads=frozenset({"gpu", "gpus", "context", "concurrency", "engine", "kv", "macos"}),
+        reads=frozenset({"gpu", "gpus", "context", "concurrency", "engine", "kv", "release", "sglang", "macos"}),
         build=builders.build_inverse,
         template="calculator/_inverse.html",
         json=as_json.inverse_json,

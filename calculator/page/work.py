@@ -9,6 +9,7 @@ from functools import cached_property
 
 from calculator.estimation import Mode, Workload
 from calculator.estimation.engines.builds import released_precision
+from calculator.estimation.engines.kernels import starts_on
 from calculator.estimation.memory.applicability import choose_mode
 from calculator.page.inputs import PageInputs, precision_label
 from models_catalog.architecture import AttentionKind, ModelSpec
@@ -54,7 +55,9 @@ class PageWork:
 
     @cached_property
     def cheapest(self) -> Cheapest:
-        return Cheapest(self.inputs.offers, self.inputs.gpus, self.gpus.ranking, self.workload.engine)
+        starts = starts_on(self.spec, self.workload.engine)  # the GPUs the ranking ranked (engines/kernels.py)
+        gpus = [g for g in self.inputs.gpus if starts(g)]
+        return Cheapest(self.inputs.offers, gpus, self.gpus.ranking, self.workload.engine)
 
     @cached_property
     def needs(self) -> dict[tuple[Mode, str], int]:

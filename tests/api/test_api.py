@@ -75,7 +75,7 @@ def _error(response, status, code):
 
 def test_estimate_defaults_to_the_precision_each_model_is_released_in(client, seed_site):
     glm = _json(client.get(ESTIMATE))  # FP8 repository (the reference page names its 128x128-block FP8 weights)
-    assert glm["setting"]["precision"] == "fp8" and round(glm["breakdown"]["total_bytes"] / 1e9) == 356
+    assert glm["setting"]["precision"] == "fp8" and round(glm["breakdown"]["total_bytes"] / 1e9) == 321
     gpt_oss = _json(client.get("/api/v1/estimate?model=openai/gpt-oss-120b"))  # MXFP4 experts in config.json
     assert gpt_oss["setting"]["precision"] == "mxfp4"
     assert 65e9 < gpt_oss["breakdown"]["total_bytes"] < 80e9
@@ -88,20 +88,21 @@ def test_estimate_gives_the_seed_need_and_the_first_ranking_row(client, seed_sit
     body = _json(client.get(ESTIMATE + "&precision=fp16"))  # the reference page's BF16 figures
 
     assert body["model"] == GLM
-    assert round(body["breakdown"]["total_bytes"] / 1e9) == 708
+    # what vLLM allocates (the reference page's rule: 708 GB on 5 MI300X → the 8-GPU instance, $19.12)
+    assert round(body["breakdown"]["total_bytes"] / 1e9) == 633
     first = body["gpus"]["by_gpu"][0]
-    # 4 MI300X hold 708 GB on what ROCm reports (the reference page: 5 → the 8-GPU instance, $19.12)
-    assert (first["gpus_needed"], first["gpu_name"], first["per_hour_usd"]) == (4, "MI300X 192GB", 9.56)
+    # vLLM has no sparse-attention kernels for an MI300X: 5 H200 hold it, RunPod sells 8
+    assert (first["gpus_needed"], first["gpu_name"], first["per_hour_usd"]) == (5, "H200 141GB", 30.32)
     assert first["captured_at"].startswith("2026-11-13")
     assert isinstance(first["stale"], bool)
-    # RunPod sells 4 MI300X together: vLLM runs them as TP 4 (64 heads); the row says so
+    # RunPod sells 8 H200 together: vLLM runs them as TP 8 (64 heads); the row says so
     assert (first["instance_gpus"], first["engine_gpus"], first["tensor_parallel"], first["pipeline_parallel"]) == (
-        4,
-        4,
-        4,
+        8,
+        8,
+        8,
         1,
     )
-    assert body["summary"]["cheapest"]["per_hour_usd"] == 9.56
+    assert body["summary"]["cheapest"]["per_hour_usd"] == 30.32
 
 
 def test_estimate_numbers_equal_the_model_pages_for_the_same_query(client, seed_site):

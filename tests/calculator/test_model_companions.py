@@ -42,12 +42,12 @@ def test_faq_page_answers_from_the_estimate_with_faqpage_json_ld(client, seed_si
         assert question["@type"] == "Question" and question["name"].endswith("?")
         assert question["acceptedAnswer"]["@type"] == "Answer" and question["acceptedAnswer"]["text"]
     vram = questions[0]["acceptedAnswer"]["text"]
-    # the FP8 it is released in first, then the generic precisions (the reference page's 708 GB at FP16)
-    assert vram.startswith("About 356 GB at FP8, the precision it is released in.")
-    assert "708" in vram and "187" in vram
+    # the FP8 it is released in first, then the generic precisions (what vLLM allocates: 633 GB at FP16)
+    assert vram.startswith("About 321 GB at FP8, the precision it is released in.")
+    assert "633 GB at FP16" in vram and "170 GB at INT4" in vram
     page = parse(response.content)
     assert page.one("dd", data_faq="cheapest").text.startswith(
-        "At FP8 as released: 4 × MI300X 192GB at RunPod, for about $9.56 per hour"
+        "At FP8 as released: 8 × H200 141GB at RunPod, for about $30.32 per hour"
     )
     serve = page.one("dd", data_faq="serve").text
     api = json.loads(client.get("/api/v1/plan", {"model": "zai-org/GLM-5.3-Flash", "out": "1B"}).content)
@@ -63,10 +63,10 @@ def test_faq_answer_changes_when_prices_change(client, seed_site):
     from web.generations import PRICES_GENERATION
 
     before = parse(client.get(GLM + "faq/").content).one("dd", data_faq="cheapest").text
-    Offer.objects.filter(provider__slug="runpod", gpu__slug="mi300x").update(price_per_gpu_hour_usd="1.99")
+    Offer.objects.filter(provider__slug="runpod", gpu__slug__startswith="h200").update(price_per_gpu_hour_usd="1.99")
     PRICES_GENERATION.bump()  # what a price refresh does when it stores new prices
     after = parse(client.get(GLM + "faq/").content).one("dd", data_faq="cheapest").text
-    assert before != after and "$7.96" in after
+    assert before != after and "$15.92" in after  # the 8-GPU H200 instance at the new $1.99 per GPU
 
 
 def test_faq_json_ld_in_german(client, seed_site):
@@ -86,7 +86,7 @@ def test_markdown_twin_carries_the_same_numbers_as_the_html(client, seed_site):
         text = response.content.decode()
         assert text.startswith("# GLM-5.3-Flash GPU requirements")
         assert html.one(data_card="need").text.replace("\xa0", " ") in text.replace("\xa0", " ")
-        assert "| INT4 | 187 GB | – |" in text.replace("\xa0", " ")
+        assert "| INT4 | 170 GB | – |" in text.replace("\xa0", " ")
         for row in html.one("table", id="ranking").select("tr", data_gpu_family=True):
             assert row.one(data_per_hour=True).text in text
         assert "<" not in text.split("\n", 1)[1].replace("<https", "")  # Markdown, not HTML

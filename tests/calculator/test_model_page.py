@@ -1,8 +1,12 @@
 """The model page: every section from the catalog, the estimation core and the seed's offers, judged on the HTML.
 
-The seed figures (GLM-5.3-Flash, 8K context, one request, vLLM, FP16 KV) come from ReviewRamble's German page
-"GLM-5.3-Flash GPU-Anforderungen: VRAM und günstigste GPU", prices captured 2026-11-13
-(`pricing/fixtures/seed_offers_2026-11-13.json`).
+The seed state (GLM-5.3-Flash, 8K context, one request, vLLM, FP16 KV) and its offers come from ReviewRamble's German
+page "GLM-5.3-Flash GPU-Anforderungen: VRAM und günstigste GPU", prices captured 2026-11-13
+(`pricing/fixtures/seed_offers_2026-11-13.json`). The page's need is what vLLM allocates, not the reference page's rule
+(its 708 / 372 / 187 GB are reproduced in test_estimation_seed.py): at FP16 the 313,867,932,384 parameters vLLM loads
+(the MTP layer left out) × 2 B = 627.7 GB, the 11 MLA layers' latent and indexer keys and the 34 linear-attention states
+(0.25 GB) and vLLM 0.34's start-up budget (5.32 GB: profiled peak 3.28, CUDA graphs 1.12, non-torch 0.27, CUDA context
+0.66) = 633 GB; at FP8 (8.036 bits) 321 GB, INT8 335 GB, INT4 170 GB.
 """
 
 from __future__ import annotations
@@ -54,15 +58,15 @@ def _cells(row):
     return [c.text for c in row.select("td")]
 
 
-def test_seed_model_shows_the_seed_headline_and_summary(client, seed_site):
+def test_seed_model_headline_is_what_vllm_allocates(client, seed_site):
     _, page = _get(client, GLM_FP16)
 
-    assert page.one(id="summary-heading").text == "GLM-5.3-Flash needs about 708 GB of GPU memory"
-    assert page.one(data_card="need").text == "708 GB"
-    # the reference page: 5 MI300X → the 8-GPU instance, $19.12 / $13,958; 4 hold it on what ROCm reports, and RunPod
-    # sells 4 (docs/methodology.md §4.10)
-    assert page.one(data_card="per-hour").text == "$9.56"
-    assert page.one(data_card="per-month").text == "$6,979"
+    assert page.one(id="summary-heading").text == "GLM-5.3-Flash needs about 633 GB of GPU memory"
+    assert page.one(data_card="need").text == "633 GB"
+    # the reference page: 708 GB on 5 MI300X → the 8-GPU instance, $19.12 / $13,958. Its sparse attention does not
+    # start in vLLM on an MI300X (docs/methodology.md §4.14): 5 H200 hold 633 GB, RunPod sells 8 at $3.79
+    assert page.one(data_card="per-hour").text == "$30.32"
+    assert page.one(data_card="per-month").text == "$22,134"
     assert page.one(data_card="one-gpu").text == "no"
     assert "Inference (vLLM 0.34), FP16 / BF16, 8K tokens of context, 1 concurrent request" in page.one(
         "p", data_setting=True
@@ -74,11 +78,11 @@ def test_breakdown_prints_each_term_with_its_formula(client, seed_site):
 
     table = page.one("table", **{"class": "breakdown"})
     weights = table.one("tr", data_term="weights")
-    assert "643 GB" in weights.text
-    assert "321,300,000,000 parameters × 16 bits ÷ 8" in weights.text
+    assert "628 GB" in weights.text
+    assert "313,867,932,384 parameters × 16 bits ÷ 8" in weights.text
     overhead = table.one("tr", data_term="overhead")
-    assert "65 GB" in overhead.text and "10 %" in overhead.text
-    assert table.one("td", data_total_bytes=True).text == "708 GB"
+    assert "5.3 GB" in overhead.text and "start-up budget" in overhead.text and "10 %" not in overhead.text
+    assert table.one("td", data_total_bytes=True).text == "633 GB"
     # the stacked bar draws one segment per term held on the GPUs
     assert len(page.one("svg", **{"class": "stacked-bar"}).select("rect")) == len(
         [r for r in table.select("tr", data_term=True) if "data-host" not in r.attrs]
@@ -89,25 +93,26 @@ def test_ranking_reproduces_the_seed_rows_cheapest_first(client, seed_site):
     _, page = _get(client, GLM_FP16)
 
     rows = page.one("table", id="ranking").select("tr", data_gpu_family=True)
+    # the seed's rows less its "5 × MI300X" ($19.12, 8 billed): vLLM has no sparse-attention kernels for it
     assert [(r.select("th")[0].text.replace(" cheapest", ""), _cells(r)[0]) for r in rows] == [
-        ("4 × MI300X 192GB", "$9.56"),  # the seed's "5 × MI300X" for $19.12 (8 billed); ROCm's 206 GB hold it on 4
         ("8 × H200 141GB", "$30.32"),
         ("4 × B300 288GB", "$35.96"),
         ("8 × B200 180GB", "$61.52"),
     ]
+    note = page.one(id="kernels-note")
+    assert note.attrs["data-engine"] == "vllm" and "only on Hopper and data-centre Blackwell GPUs" in note.text
     first = rows[0]
     assert first.attrs["data-cheapest"] == "true"
-    # the row bills the GPUs it names: total = GPUs × price per GPU; the memory needs 4, the engine runs all 4
-    assert _cells(first)[2] == "$2.39" and first.one(data_gpus_needed="4").text.startswith("4")
-    assert _cells(first)[1] == "$6,979"
-    # the page says why its count differs from the reference page's
-    why = page.one(id="counted-on-capacity").text
-    assert "MI300X 192GB: counted on the 206 GB its runtime reports, 4 GPUs hold this" in why
-    assert "would need 5" in why and "H200" not in why
+    # the row bills the GPUs it names: total = GPUs × price per GPU; the memory needs 5, the instance has 8
+    assert _cells(first)[2] == "$3.79" and first.one(data_gpus_needed="5").text.startswith("5")
+    assert _cells(first)[1] == "$22,134"
+    # 633 GB: 90 % of the nameplate would need 4 MI300X too, so no count differs from that rule here
+    assert not page.select(id="counted-on-capacity")
     assert first.one(data_captured=True).attrs["data-captured"] == "2026-11-13"
     several = page.one(id="several-nodes").text
     # every catalog GPU type that needs more than one node of 8, offered or not, as the seed lists them
-    assert "10 × H100 80GB" in several and "17 × A40 48GB" in several and "31 × RTX 4090 24GB" in several
+    # 633 GB over 0.9 × 85.0 GB an H100 reports: 9; the reference page's 708 GB on 90 % of 80 GB was 10
+    assert "9 × H100 80GB" in several and "A100" not in several  # an A100 cannot start its sparse attention
 
 
 def test_every_price_row_bills_the_gpus_it_names_and_stale_prices_are_said_once_per_table(client, seed_site):
@@ -133,9 +138,9 @@ def test_cost_per_cloud_lists_the_six_seed_providers(client, seed_site):
     _, page = _get(client, GLM_FP16 + "&section=providers", HX_Request="true")  # the block, loaded when in view
 
     rows = page.one("table", id="by-provider").select("tr", data_provider=True)
+    # the seed's six less Vultr, whose MI300X cannot start the model's sparse attention in vLLM
     assert [(r.attrs["data-provider"], _cells(r)[0], _cells(r)[1]) for r in rows] == [
-        ("runpod", "$9.56", "$6,979"),
-        ("vultr", "$31.92", "$23,302"),
+        ("runpod", "$30.32", "$22,134"),
         ("nebius", "$43.20", "$31,536"),
         ("coreweave", "$50.44", "$36,821"),
         ("lambda", "$61.52", "$44,910"),
@@ -147,11 +152,12 @@ def test_cheapest_gpu_per_precision_matches_the_seed_cards(client, seed_site):
     _, page = _get(client, GLM)
 
     int8 = page.one("li", data_precision_card="int8").text
-    assert "4 × MI300X 192GB" in int8 and "the memory needs 3 of them" in int8
-    assert "$9.56 per hour" in int8 and "$6,979 per month" in int8
+    # 335 GB: 3 H200 hold it; RunPod sells 8 (an A40 or an MI300X cannot start its sparse attention in vLLM)
+    assert "about 335 GB" in int8 and "8 × H200 141GB" in int8 and "the memory needs 3 of them" in int8
+    assert "$30.32 per hour" in int8 and "$22,134 per month" in int8
     int4 = page.one("li", data_precision_card="int4").text
-    assert "about 187 GB" in int4
-    assert "8 × A40 48GB" in int4 and "$4.72 per hour" in int4 and "$3,446 per month" in int4
+    assert "about 170 GB" in int4
+    assert "8 × H200 141GB" in int4 and "the memory needs 2 of them" in int4 and "$30.32 per hour" in int4
 
 
 def test_matrix_fills_only_the_combinations_that_apply(client, seed_site):
@@ -159,19 +165,18 @@ def test_matrix_fills_only_the_combinations_that_apply(client, seed_site):
 
     matrix = page.one("table", id="matrix")
     by_row = {r.attrs["data-precision"]: _cells(r) for r in matrix.select("tr", data_precision=True)}
-    assert by_row["fp16"][0] == "708 GB" and by_row["fp16"][2] == "–"
-    # 373 GB in the seed with its rounded 0.38 GB KV cache; the exact hybrid cache makes it 372 GB
-    assert by_row["int8"] == ["372 GB", "–", "–", "–"]
-    assert by_row["int4"][0] == "187 GB" and by_row["int4"][1] == "–" and by_row["int4"][3] == "–"
+    assert by_row["fp16"][0] == "633 GB" and by_row["fp16"][2] == "–"
+    assert by_row["int8"] == ["335 GB", "–", "–", "–"]
+    assert by_row["int4"][0] == "170 GB" and by_row["int4"][1] == "–" and by_row["int4"][3] == "–"
     assert by_row["int4"][2] != "–"
 
 
 def test_german_page_formats_money_and_numbers_for_german_readers(client, seed_site):
     _, page = _get(client, GLM_DE_FP16)
 
-    assert page.one(data_card="per-hour").text.replace("\xa0", " ") == "9,56 $"
-    assert page.one(data_card="per-month").text.replace("\xa0", " ") == "6.979 $"
-    assert page.one(id="summary-heading").text == "GLM-5.3-Flash braucht etwa 708 GB GPU-Speicher"
+    assert page.one(data_card="per-hour").text.replace("\xa0", " ") == "30,32 $"
+    assert page.one(data_card="per-month").text.replace("\xa0", " ") == "22.134 $"
+    assert page.one(id="summary-heading").text == "GLM-5.3-Flash braucht etwa 633 GB GPU-Speicher"
     assert page.one(data_fact="max_context").text.startswith("1.048.576")
 
 
@@ -227,7 +232,7 @@ def test_htmx_request_gets_the_results_fragment_with_a_clean_permalink(client, s
     assert page.one(id="summary").attrs["hx-swap-oob"] == "true"
     assert response["HX-Push-Url"] == GLM + "?precision=int4"
     assert "HX-Request" in response["Vary"]
-    assert page.one(data_card="need").text == "187 GB"
+    assert page.one(data_card="need").text == "170 GB"
 
 
 def test_permalink_round_trip(client, seed_site):
@@ -276,7 +281,7 @@ def test_bad_query_values_fall_back_to_defaults_with_a_notice(client, seed_site,
     assert b"<script>alert" not in response.content
     assert len(response.content) < 150_000
     if name != "concurrency":
-        assert page.one(data_card="need").text == "356 GB"  # the default: FP8, as released
+        assert page.one(data_card="need").text == "321 GB"  # the default: FP8, as released
 
 
 def test_context_accepts_the_units_readers_type(client, seed_site):
@@ -447,13 +452,13 @@ def test_german_page_says_our_build_notes_and_source_citations_in_german(client,
 
 
 def test_a_marketplace_instance_of_five_gpus_runs_as_five_pipeline_stages(client, seed_site):
-    """With the shipped snapshot a marketplace sells MI300X in any count: at 256K tokens × 16 requests (769 GB) the
-    cheapest configuration is 5 GPUs. The page prices 5, says the engine runs them as TP 1 × 5 stages, and the command
-    runs exactly that."""
+    """With the shipped snapshot a marketplace sells MI300X in any count, and SGLang runs the model's sparse attention
+    on it: at 1M tokens × 16 requests the cheapest configuration is 5 GPUs. The page prices 5, says the engine runs
+    them as TP 1 × 5 stages, and the command runs exactly that."""
     from io import StringIO
 
     call_command("load_prices", stdout=StringIO())
-    _, page = _get(client, GLM_FP16 + "&context=262144&concurrency=16")
+    _, page = _get(client, GLM_FP16 + "&engine=sglang&context=1048576&concurrency=16")
     assert page.one(data_card="per-hour").text == "$11.95"  # 5 × $2.39
     cheapest = page.one("tr", data_cheapest="true")
     assert cheapest.one("span", data_plan="tp1-pp5").text.endswith("1 × 5 (tensor × pipeline parallel)")

@@ -63,11 +63,13 @@ def test_a_dense_model_that_fits_the_card_stays_on_the_gpu(client, site):
 def test_commands_start_the_cheapest_configuration_and_the_smallest_mac(client, site):
     page = parse(client.get(GLM).content)
 
-    # the FP8 repository as released: no on-the-fly --quantization flag; 3 MI300X needed, the 4 sold run TP 4
+    # the FP8 repository as released: no on-the-fly --quantization flag; the cheapest GPU its sparse attention starts
+    # on in vLLM, every GPU of the instance as TP 8
+    assert page.one("tr", data_cheapest="true").select("th")[0].text.startswith("8 × H200 141GB")
     cloud = page.one("pre", id="cmd-cloud").text
     assert (
         cloud
-        == "vllm serve zai-org/GLM-5.3-Flash --tensor-parallel-size 4 --max-model-len 8192 --gpu-memory-utilization 0.9"
+        == "vllm serve zai-org/GLM-5.3-Flash --tensor-parallel-size 8 --max-model-len 8192 --gpu-memory-utilization 0.9"
     )
     assert "own repository, zai-org/GLM-5.3-Flash, as released (FP8)" in page.one(id="commands").text
     # BF16 of a model released in FP8: no 16-bit build is published, so no command loads the FP8 repository for it

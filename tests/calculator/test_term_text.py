@@ -42,7 +42,7 @@ def test_the_core_makes_every_formula_shape_the_catalog_words():
         ("weights", "qlora"),
         ("overhead", "vllm"),
         ("overhead", "sglang"),
-        ("overhead", "seed"),
+        ("overhead", "reference"),
         ("overhead", "training"),
         ("compute_buffer", "ollama"),
         ("activations", "prefill"),
