@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Protocol
 
+from ..workload import Breakdown, Mode
+
 FILL_FRACTION = 0.9  # vLLM / SGLang: the share of the runtime's total every command we print lets them fill
 MAX_GPUS_PER_NODE = 8
 # Engines that allocate what they need rather than a share of the GPU (llama.cpp, and Ollama, which runs it).
@@ -74,9 +76,37 @@ def units_needed(total_bytes: int, budget: int) -> int:
     return max(1, -(-total_bytes // budget))
 
 
-def gpus_needed(total_bytes: int, gpu: HasCapacity, engine: str = "vllm") -> int:
-    """GPUs of type ``gpu`` that hold ``total_bytes`` under ``engine``'s budget rule; at least 1."""
-    return units_needed(total_bytes, budget_bytes(gpu, engine))
+def gpus_needed(total_bytes: int, gpu: HasCapacity, engine: str = "vllm", per_gpu_bytes: int = 0) -> int:
+    """GPUs of type ``gpu`` that hold ``total_bytes`` under ``engine``'s budget rule; at least 1.
+
+    ``per_gpu_bytes``: what every GPU of a split holds whole although ``total_bytes`` counts it once (the engine's
+    start-up budget, ``per_gpu_overhead_bytes``): n GPUs hold the need when total + (n − 1) × per-GPU ≤ n × budget,
+    so n = ⌈(total − per-GPU) ÷ (budget − per-GPU)⌉ (docs/methodology.md §4.14). Llama-3.3-70B in BF16 (148.0 GB
+    with a 4.2 GB budget) takes 2 H100 either way; a need that one GPU's budget leaves no room for takes none."""
+    budget = budget_bytes(gpu, engine)
+    if per_gpu_bytes <= 0 or total_bytes <= budget:
+        return units_needed(total_bytes, budget)
+    room = budget - per_gpu_bytes
+    if room <= 0:
+        return UNREACHABLE_GPUS
+    return units_needed(total_bytes - per_gpu_bytes, room)
+
+
+# Every term a GPU of a split holds for itself, for inference: vLLM's and SGLang's start-up budget (each rank
+# profiles its own peak and keeps its CUDA graphs and context, §4.1, §4.2), llama.cpp's compute buffer and its fit
+# margin on every device (§4.3).
+PER_GPU_TERMS = frozenset({"overhead", "compute_buffer", "fit_margin"})
+# A count no node or cluster reaches: what ``gpus_needed`` answers when one GPU's budget holds nothing beside the
+# engine's own start-up budget.
+UNREACHABLE_GPUS = 10**6
+
+
+def per_gpu_overhead_bytes(breakdown: Breakdown) -> int:
+    """What every GPU of an inference split holds for itself in ``breakdown`` (0 for fine-tuning, whose terms are
+    already per GPU)."""
+    if breakdown.workload.mode is not Mode.INFERENCE:
+        return 0
+    return sum(t.bytes for t in breakdown.terms if t.on_gpu and t.key in PER_GPU_TERMS)
 
 
 def reference_gpus_needed(total_bytes: int, nameplate_bytes: int) -> int:

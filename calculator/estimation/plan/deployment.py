@@ -35,9 +35,10 @@ from ..memory.fit import (
     apple_fit,
     budget_bytes,
     nodes_needed,
+    per_gpu_overhead_bytes,
     plan_on_instance,
-    units_needed,
 )
+from ..memory.fit import gpus_needed as count_gpus
 from ..speed.estimate import speed
 from ..speed.work import SpeedHardware
 from ..workload import Workload
@@ -113,9 +114,11 @@ def gpu_plan(
     """``workload`` on GPUs of type ``gpu``: on an instance of ``instance_gpus`` as sold (the ranking's row, whose
     count ``gpus_needed`` it already made), else on exactly the GPUs the memory needs. ``need_bytes``: the
     estimate, when the caller has it."""
-    need = need_bytes if need_bytes is not None else estimate(spec, workload).total_bytes
+    breakdown = estimate(spec, workload)
+    need = need_bytes if need_bytes is not None else breakdown.total_bytes
     budget = budget_bytes(gpu, workload.engine)
-    needed = gpus_needed if gpus_needed is not None else units_needed(need, budget)
+    per_gpu = per_gpu_overhead_bytes(breakdown)
+    needed = gpus_needed if gpus_needed is not None else count_gpus(need, gpu, workload.engine, per_gpu)
     if instance_gpus is not None:
         fits, dp_fits = rank_fit(spec, workload, gpu), dp_attention_fit(spec, workload, gpu)
         layout = plan_on_instance(instance_gpus, needed, spec.num_attention_heads, spec.num_kv_heads, fits, dp_fits)

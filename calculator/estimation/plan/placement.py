@@ -19,7 +19,15 @@ from models_catalog.architecture import ModelSpec
 
 from ..engines.dp_attention import offers_dp_attention
 from ..memory.estimate import estimate
-from ..memory.fit import MAX_GPUS_PER_NODE, GpuLike, ParallelPlan, budget_bytes, fits_per_gpu, tensor_parallel_degrees
+from ..memory.fit import (
+    MAX_GPUS_PER_NODE,
+    GpuLike,
+    ParallelPlan,
+    budget_bytes,
+    fits_per_gpu,
+    per_gpu_overhead_bytes,
+    tensor_parallel_degrees,
+)
 from ..workload import Mode, Workload
 
 # Engines that split a replica by tensor parallelism (and repeat the MLA latent and surplus KV heads per rank).
@@ -37,7 +45,8 @@ def rank_fit(spec: ModelSpec, workload: Workload, gpu: GpuLike) -> Callable[[int
 
     def fits(tp: int, gpus: int) -> bool:
         if (tp, gpus) not in found:
-            total = estimate(spec, replace(workload, tensor_parallel=tp)).total_bytes
+            breakdown = estimate(spec, replace(workload, tensor_parallel=tp))
+            total = breakdown.total_bytes + (gpus - 1) * per_gpu_overhead_bytes(breakdown)  # each rank's budget
             found[(tp, gpus)] = fits_per_gpu(total, gpus, budget)
         return found[(tp, gpus)]
 
@@ -55,7 +64,8 @@ def dp_attention_fit(spec: ModelSpec, workload: Workload, gpu: GpuLike) -> Calla
 
     def fits(ranks: int) -> bool:
         if ranks not in found:
-            total = estimate(spec, replace(workload, tensor_parallel=ranks, attention_data_parallel=ranks)).total_bytes
+            breakdown = estimate(spec, replace(workload, tensor_parallel=ranks, attention_data_parallel=ranks))
+            total = breakdown.total_bytes + (ranks - 1) * per_gpu_overhead_bytes(breakdown)
             found[ranks] = fits_per_gpu(total, ranks, budget)
         return found[ranks]
 

@@ -19,7 +19,7 @@ from typing import Protocol
 
 from pricing.offers import HOURS_PER_MONTH, OfferRecord, PricingKind
 
-from ..memory.fit import MAX_GPUS_PER_NODE, gpus_needed, nodes_needed
+from ..memory.fit import MAX_GPUS_PER_NODE, UNREACHABLE_GPUS, gpus_needed, nodes_needed
 
 DEFAULT_PRICING_KINDS: tuple[PricingKind, ...] = ("on-demand",)
 
@@ -163,15 +163,18 @@ def _count(
     gpu: RankableGpu,
     need_bytes: int,
     engine: str,
+    per_gpu_bytes: int,
     several: dict[str, GpuCount],
     fitting_families: dict[str, GpuCount],
 ) -> tuple[str, str, int]:
-    """(family, name, GPUs needed) of a catalog GPU; its family's count noted among those that take several nodes
-    or those that fit one."""
+    """(family, name, GPUs needed) of a catalog GPU, each GPU holding ``per_gpu_bytes`` for itself; its family's count
+    noted among those that take several nodes or those that fit one (neither where no count holds it)."""
     family, name = _family(gpu)
-    needed = gpus_needed(need_bytes, gpu, engine)
+    needed = gpus_needed(need_bytes, gpu, engine, per_gpu_bytes)
     counted = GpuCount(family, name, int(gpu.memory_bytes), needed, nodes_needed(needed))
-    if needed > MAX_GPUS_PER_NODE:
+    if needed >= UNREACHABLE_GPUS:
+        pass  # one GPU's budget holds nothing beside the engine's start-up budget
+    elif needed > MAX_GPUS_PER_NODE:
         several.setdefault(family, counted)
     else:
         fitting_families.setdefault(family, counted)
@@ -212,12 +215,13 @@ def rank(
     pricing_kinds: Iterable[PricingKind] = DEFAULT_PRICING_KINDS,
     hours_per_month: int = HOURS_PER_MONTH,
     engine: str = "vllm",
+    per_gpu_bytes: int = 0,
 ) -> Ranking:
     """Rank ``offers`` for a workload that needs ``need_bytes`` of GPU memory.
 
     ``gpus`` is the GPU catalog (offers for GPUs not in it are ignored). Only offers of ``pricing_kinds`` count
     (on-demand by default, as the seed compares list prices). GPU counts follow ``engine``'s budget rule
-    (fit.budget_bytes).
+    (fit.budget_bytes), each GPU of a split holding ``per_gpu_bytes`` for itself (fit.gpus_needed).
     """
     catalog = _gpu_index(gpus)
     kinds = frozenset(pricing_kinds)
@@ -234,7 +238,7 @@ def rank(
         slug = offer.gpu_slug
         if slug not in per_slug:
             gpu = catalog.get(slug)
-            per_slug[slug] = None if gpu is None else _count(gpu, need_bytes, engine, several, fitting_families)
+            per_slug[slug] = None if gpu is None else _count(gpu, need_bytes, engine, per_gpu_bytes, several, fitting_families)
         info = per_slug[slug]
         if info is None:
             continue
@@ -265,11 +269,15 @@ def _ordered(counts: Iterable[GpuCount]) -> tuple[GpuCount, ...]:
     return tuple(sorted(counts, key=lambda c: (c.gpus_needed, -c.memory_bytes, c.gpu_name)))
 
 
-def several_node_gpus(need_bytes: int, gpus: Iterable[RankableGpu], engine: str = "vllm") -> tuple[GpuCount, ...]:
+def several_node_gpus(
+    need_bytes: int, gpus: Iterable[RankableGpu], engine: str = "vllm", per_gpu_bytes: int = 0
+) -> tuple[GpuCount, ...]:
     """The GPU types among ``gpus`` on which ``need_bytes`` takes more than one node of 8 GPUs."""
     found: dict[str, GpuCount] = {}
     for gpu in gpus:
-        needed = gpus_needed(need_bytes, gpu, engine)
+        needed = gpus_needed(need_bytes, gpu, engine, per_gpu_bytes)
+        if needed >= UNREACHABLE_GPUS:
+            continue  # one GPU's budget holds nothing beside the engine's start-up budget
         if needed > MAX_GPUS_PER_NODE:
             family, name = _family(gpu)
             found.setdefault(family, GpuCount(family, name, int(gpu.memory_bytes), needed, nodes_needed(needed)))
