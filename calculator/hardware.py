@@ -22,6 +22,7 @@ from calculator.estimation import (
 )
 from calculator.estimation.engines.builds import released_precision
 from calculator.estimation.engines.kernels import blocking_rule
+from calculator.estimation.memory.fit import per_gpu_overhead_bytes
 from calculator.estimation.plan.deployment import gpu_plan, mac_plan_for_need
 from calculator.page import Build, UnifiedMemory
 from calculator.page.machines import (
@@ -136,6 +137,12 @@ def gpu_fit_formats(gpu: GpuSpec) -> tuple[str, str]:
     return engine_format("int8", engine), engine_format("int4", engine)
 
 
+def _count(spec: ModelSpec, workload: Workload, gpu: GpuSpec) -> int:
+    """GPUs of ``gpu`` that hold ``workload``, each holding its own start-up budget (fit.gpus_needed)."""
+    breakdown = estimate(spec, workload)
+    return gpus_needed(breakdown.total_bytes, gpu, workload.engine, per_gpu_overhead_bytes(breakdown))
+
+
 def models_on_gpu(models: Sequence[tuple[str, str, float | None, ModelSpec]], gpu: GpuSpec) -> list[ModelFit]:
     """For each (url, name, billions, spec): GPUs of ``gpu`` it needs as released and at the 8- and 4-bit formats
     the GPU's engine loads, fewest first."""
@@ -143,10 +150,7 @@ def models_on_gpu(models: Sequence[tuple[str, str, float | None, ModelSpec]], gp
     fits = []
     for url, name, billions, spec in models:
         precisions = (released_precision(spec.native_dtype), *gpu_fit_formats(gpu))
-        counts = tuple(
-            (p, gpus_needed(estimate(spec, Workload(precision=p, engine=engine)).total_bytes, gpu, engine))
-            for p in precisions
-        )
+        counts = tuple((p, _count(spec, Workload(precision=p, engine=engine), gpu)) for p in precisions)
         starts = blocking_rule(spec, engine, gpu.architecture) is None
         fits.append(ModelFit(url, name, billions, counts, starts))
     fits.sort(key=lambda f: (not f.starts, min(c for _p, c in f.counts), -(f.params_billions or 0)))

@@ -4,6 +4,7 @@ in ``sections`` name them; the section modules (``sizes``, ``gpus``, ``context``
 from __future__ import annotations
 
 from calculator.estimation import Mode, budget_bytes
+from calculator.estimation.memory.fit import per_gpu_overhead_bytes
 from calculator.page.accuracy import accuracy_notes
 from calculator.page.inputs import precision_label
 from calculator.page.plan_kept import faq_plan
@@ -90,7 +91,8 @@ def build_mode_cards(work: PageWork) -> ModeCards:
 
     def card(mode: Mode, precision: str) -> ModeCard:
         need = work.needs[(mode, precision)]
-        return ModeCard(mode, precision, need, need / inference_fp16, work.cheapest(need))
+        per_gpu = per_gpu_overhead_bytes(work.estimates.need(work.estimates.workload(work.state, mode, precision))[0])
+        return ModeCard(mode, precision, need, need / inference_fp16, work.cheapest(need, per_gpu))
 
     return ModeCards(
         inference=card(Mode.INFERENCE, "fp16"),
@@ -127,5 +129,5 @@ def build_api(work: PageWork) -> SelfHostVsApi:
 def build_faq(work: PageWork) -> Faq:
     inputs = work.inputs
     return faq_section(
-        inputs.display_name, work.setting, work.needs, work.local, work.released, inputs.gpus, faq_plan(inputs)
+        inputs.display_name, work.setting, work.needs, work.local, work.released, work.startable_gpus, faq_plan(inputs)
     )

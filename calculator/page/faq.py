@@ -209,7 +209,10 @@ def _count(f: _Figures) -> str:
     """Counted at the precision the model is released in (FP16 for a 16-bit release)."""
     counts = ", ".join(
         gettext("%(count)s × %(size)s GB")
-        % {"count": gpus_needed(f.released.need_bytes, gpu, f.engine), "size": f"{gpu.memory_gb:g}"}
+        % {
+            "count": gpus_needed(f.released.need_bytes, gpu, f.engine, f.released.per_gpu_bytes),
+            "size": f"{gpu.memory_gb:g}",
+        }
         for gpu in f.count_gpus
     )
     setting_words = {"context": f.context, "requests": f.requests, "precision": f.released.label}

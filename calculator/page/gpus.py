@@ -21,6 +21,8 @@ from calculator.estimation import (
     several_node_gpus,
 )
 from calculator.estimation.engines.kernels import SPARSE_ATTENTION, KernelRule, kernel_rule_for, starts_on
+from calculator.estimation.memory.estimate import estimate
+from calculator.estimation.memory.fit import per_gpu_overhead_bytes
 from calculator.estimation.plan.deployment import GpuPlan, gpu_plan
 from calculator.estimation.plan.ranking import DEFAULT_PRICING_KINDS
 from models_catalog.architecture import ModelSpec
@@ -147,7 +149,8 @@ def gpus_section(
     kernels = kernel_rule_for(spec, workload.engine)
     starts = starts_on(spec, workload.engine)
     gpus = [g for g in gpus if starts(g)]  # a GPU the model cannot start on is not ranked (engines/kernels.py)
-    ranking = rank(need, offers, gpus, engine=workload.engine, pricing_kinds=pricing_kinds)
+    per_gpu = per_gpu_overhead_bytes(estimate(spec, workload))  # each GPU's own start-up budget (fit.gpus_needed)
+    ranking = rank(need, offers, gpus, engine=workload.engine, pricing_kinds=pricing_kinds, per_gpu_bytes=per_gpu)
     index = gpu_index(gpus)
     plans: dict[tuple[str, int, int], GpuPlan] = {}
     shown = [*ranking.by_gpu, *ranking.by_provider]
@@ -157,7 +160,9 @@ def gpus_section(
         by_gpu=_offer_rows(ranking.by_gpu, need, spec, workload, index, plans),
         by_provider=_offer_rows(ranking.by_provider, need, spec, workload, index, plans),
         ranking=ranking,
-        several_nodes=several_node_gpus(need, [g for g in gpus if g.segment in INVERSE_GPU_SEGMENTS], workload.engine),
+        several_nodes=several_node_gpus(
+            need, [g for g in gpus if g.segment in INVERSE_GPU_SEGMENTS], workload.engine, per_gpu
+        ),
         newest_capture=max(captures) if captures else None,
         any_stale=any(r.offer.stale for r in shown),
         any_low_confidence=any(r.offer.confidence == "low" for r in shown),

@@ -94,9 +94,15 @@ class Cheapest:
 
     def __init__(self, offers: Sequence[OfferRecord], gpus: Sequence[GpuSpec], known: Ranking, engine: str) -> None:
         self.offers, self.gpus, self.engine = offers, gpus, engine
-        self._found: dict[int, RankedOffer | None] = {known.need_bytes: known.cheapest}
+        self._found: dict[tuple[int, int], RankedOffer | None] = {
+            (known.need_bytes, known.per_gpu_bytes): known.cheapest
+        }
 
-    def __call__(self, need: int) -> RankedOffer | None:
-        if need not in self._found:
-            self._found[need] = rank(need, self.offers, self.gpus, engine=self.engine).cheapest
-        return self._found[need]
+    def __call__(self, need: int, per_gpu_bytes: int = 0) -> RankedOffer | None:
+        """``per_gpu_bytes``: what every GPU of a split holds for itself (fit.per_gpu_overhead_bytes)."""
+        key = (need, per_gpu_bytes)
+        if key not in self._found:
+            self._found[key] = rank(
+                need, self.offers, self.gpus, engine=self.engine, per_gpu_bytes=per_gpu_bytes
+            ).cheapest
+        return self._found[key]

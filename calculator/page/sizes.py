@@ -60,6 +60,7 @@ class PrecisionCard:
     label: str
     need_bytes: int
     cheapest: RankedOffer | None
+    per_gpu_bytes: int = 0  # what every GPU of a split holds for itself (fit.per_gpu_overhead_bytes)
 
 
 @dataclass(frozen=True, slots=True)

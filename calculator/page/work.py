@@ -11,8 +11,10 @@ from calculator.estimation import Mode, Workload
 from calculator.estimation.engines.builds import released_precision
 from calculator.estimation.engines.kernels import starts_on
 from calculator.estimation.memory.applicability import choose_mode
+from calculator.estimation.memory.fit import per_gpu_overhead_bytes
 from calculator.page.inputs import PageInputs, precision_label
 from models_catalog.architecture import AttentionKind, ModelSpec
+from pricing.gpus import GpuSpec
 
 from .gpus import Gpus, gpus_section
 from .local import Local, local_section
@@ -55,9 +57,13 @@ class PageWork:
 
     @cached_property
     def cheapest(self) -> Cheapest:
-        starts = starts_on(self.spec, self.workload.engine)  # the GPUs the ranking ranked (engines/kernels.py)
-        gpus = [g for g in self.inputs.gpus if starts(g)]
-        return Cheapest(self.inputs.offers, gpus, self.gpus.ranking, self.workload.engine)
+        return Cheapest(self.inputs.offers, self.startable_gpus, self.gpus.ranking, self.workload.engine)
+
+    @cached_property
+    def startable_gpus(self) -> list[GpuSpec]:
+        """The catalog's GPUs the model starts on under the page's engine (engines/kernels.py)."""
+        starts = starts_on(self.spec, self.workload.engine)
+        return [g for g in self.inputs.gpus if starts(g)]
 
     @cached_property
     def needs(self) -> dict[tuple[Mode, str], int]:
@@ -76,10 +82,10 @@ class PageWork:
         return self.precision_card(released_precision(self.spec.native_dtype))
 
     def precision_card(self, precision: str) -> PrecisionCard:
-        need = self.needs.get((Mode.INFERENCE, precision))
-        if need is None:
-            need = self.estimates.need(self.estimates.workload(self.state, Mode.INFERENCE, precision))[1]
-        return PrecisionCard(precision, precision_label(precision), need, self.cheapest(need))
+        breakdown, estimated = self.estimates.need(self.estimates.workload(self.state, Mode.INFERENCE, precision))
+        need = self.needs.get((Mode.INFERENCE, precision), estimated)
+        per_gpu = per_gpu_overhead_bytes(breakdown)
+        return PrecisionCard(precision, precision_label(precision), need, self.cheapest(need, per_gpu), per_gpu)
 
     @cached_property
     def local(self) -> Local:

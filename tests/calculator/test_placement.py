@@ -12,7 +12,13 @@ from django.core.management import call_command
 
 from calculator.estimation import Mode, Workload
 from calculator.estimation.memory.estimate import estimate
-from calculator.estimation.memory.fit import budget_bytes, fits_per_gpu, gpus_needed, plan_on_instance
+from calculator.estimation.memory.fit import (
+    budget_bytes,
+    fits_per_gpu,
+    gpus_needed,
+    per_gpu_overhead_bytes,
+    plan_on_instance,
+)
 from calculator.estimation.plan.placement import rank_fit
 from calculator.validation.kv import HUB
 from models_catalog import services
@@ -57,7 +63,8 @@ def test_tp8_would_overflow_each_h200_so_the_plan_runs_fewer_ranks_and_more_stag
 @pytest.mark.parametrize("slug", ["h100-sxm", "h200-sxm", "mi300x", "b200"])
 def test_every_split_on_every_instance_size_fits_each_gpu(hub_id, workload, slug):
     spec, gpu = spec_from_recorded_folder(HUB / hub_id), _gpu(slug)
-    need = gpus_needed(estimate(spec, workload).total_bytes, gpu)
+    breakdown = estimate(spec, workload)
+    need = gpus_needed(breakdown.total_bytes, gpu, workload.engine, per_gpu_overhead_bytes(breakdown))
     if need > 8:
         return
     fits = rank_fit(spec, workload, gpu)

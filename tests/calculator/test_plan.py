@@ -9,7 +9,7 @@ import pytest
 
 from calculator.estimation import GIB, Workload, apple_fit, budget_bytes, estimate, gpus_needed, speed
 from calculator.estimation.engines.sourcing import weights_source
-from calculator.estimation.memory.fit import plan_on_instance
+from calculator.estimation.memory.fit import per_gpu_overhead_bytes, plan_on_instance
 from calculator.estimation.plan.deployment import Serving, cloud_launch, gpu_plan, mac_launch, mac_plan
 from calculator.estimation.plan.placement import engine_plan, rank_fit
 from pricing.gpus import gpu_by_slug
@@ -29,9 +29,12 @@ def test_a_plan_without_an_instance_runs_exactly_the_split_the_engine_needs():
     spec, h100 = hub_spec(DEEPSEEK), _gpu("h100-sxm")
     workload = Workload(precision="fp8")
     plan = gpu_plan(spec, workload, h100)
-    need = estimate(spec, workload).total_bytes
+    breakdown = estimate(spec, workload)
+    need = breakdown.total_bytes
     assert plan.need_bytes == need and plan.budget_bytes == budget_bytes(h100)
-    assert plan.gpus_needed == gpus_needed(need, h100) > 8
+    # every GPU of the split holds vLLM's start-up budget for itself
+    assert plan.gpus_needed == gpus_needed(need, h100, "vllm", per_gpu_overhead_bytes(breakdown)) > 8
+    assert plan.gpus_needed >= gpus_needed(need, h100)
     assert plan.layout == engine_plan(spec, workload, h100, plan.gpus_needed)
     assert plan.instance_gpus == plan.gpus_run and plan.idle_gpus == 0
     assert plan.nodes == -(-plan.gpus_run // 8) and not plan.fits_one_node

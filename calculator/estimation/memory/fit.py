@@ -92,19 +92,26 @@ def gpus_needed(total_bytes: int, gpu: HasCapacity, engine: str = "vllm", per_gp
     return units_needed(total_bytes - per_gpu_bytes, room)
 
 
-# Every term a GPU of a split holds for itself, for inference: vLLM's and SGLang's start-up budget (each rank
-# profiles its own peak and keeps its CUDA graphs and context, §4.1, §4.2), llama.cpp's compute buffer and its fit
-# margin on every device (§4.3).
+# Every term a GPU of a split holds for itself, for inference: vLLM's start-up budget (each rank profiles its own peak
+# and keeps its CUDA graphs and context, §4.1), llama.cpp's compute buffer and its fit margin on every device (§4.3).
 PER_GPU_TERMS = frozenset({"overhead", "compute_buffer", "fit_margin"})
 # A count no node or cluster reaches: what ``gpus_needed`` answers when one GPU's budget holds nothing beside the
 # engine's own start-up budget.
 UNREACHABLE_GPUS = 10**6
 
 
+# Engines whose start-up budget sits inside the share of each GPU the fit counts: vLLM subtracts its profiled peak,
+# CUDA graphs and non-torch memory from --gpu-memory-utilization on every rank (§4.1); llama.cpp and Ollama keep a
+# compute buffer and the fit margin on every device (§4.3). SGLang's reserve is what --mem-fraction-static leaves
+# outside its pool, so it is not repeated inside the budget (§4.2).
+PER_GPU_ENGINES = frozenset({"vllm", "llama.cpp", "ollama"})
+
+
 def per_gpu_overhead_bytes(breakdown: Breakdown) -> int:
     """What every GPU of an inference split holds for itself in ``breakdown`` (0 for fine-tuning, whose terms are
-    already per GPU)."""
-    if breakdown.workload.mode is not Mode.INFERENCE:
+    already per GPU, and for engines whose reserve lies outside the budget)."""
+    workload = breakdown.workload
+    if workload.mode is not Mode.INFERENCE or workload.engine.lower() not in PER_GPU_ENGINES:
         return 0
     return sum(t.bytes for t in breakdown.terms if t.on_gpu and t.key in PER_GPU_TERMS)
 

@@ -8,8 +8,8 @@ from dataclasses import replace
 from models_catalog.architecture import ModelSpec
 
 from ..memory.estimate import estimate
-from ..memory.fit import GpuLike, budget_bytes
-from ..workload import Mode, Workload
+from ..memory.fit import GpuLike, budget_bytes, per_gpu_overhead_bytes
+from ..workload import Breakdown, Mode, Workload
 
 MAX_CONTEXT_SEARCHED = 1 << 24  # 16M tokens: beyond any released model
 MAX_CONCURRENCY_SEARCHED = 1 << 16
@@ -17,6 +17,14 @@ MAX_CONCURRENCY_SEARCHED = 1 << 16
 
 def _budget(hardware: GpuLike, gpu_count: int, engine: str) -> int:
     return budget_bytes(hardware, engine) * max(1, gpu_count)
+
+
+def _held(breakdown: Breakdown, gpu_count: int, machine_budget: int | None) -> int:
+    """What ``gpu_count`` GPUs hold together for ``breakdown``: its total plus each further GPU's own start-up budget
+    (fit.gpus_needed); a unified-memory machine (``machine_budget`` given) is one device."""
+    if machine_budget is not None or gpu_count <= 1:
+        return breakdown.total_bytes
+    return breakdown.total_bytes + (gpu_count - 1) * per_gpu_overhead_bytes(breakdown)
 
 
 def _largest(fits: Callable[[int], bool], low: int, high: int) -> int:
@@ -47,7 +55,7 @@ def max_context(
     cap = spec.max_context if spec.max_context and spec.max_context > 0 else MAX_CONTEXT_SEARCHED
 
     def fits(context: int) -> bool:
-        return estimate(spec, replace(workload, context=context)).total_bytes <= budget
+        return _held(estimate(spec, replace(workload, context=context)), gpu_count, budget_bytes) <= budget
 
     return max(0, _largest(fits, 1, cap))
 
@@ -63,6 +71,6 @@ def max_concurrency(
     budget = budget_bytes if budget_bytes is not None else _budget(hardware, gpu_count, workload.engine)
 
     def fits(concurrency: int) -> bool:
-        return estimate(spec, replace(workload, concurrency=concurrency)).total_bytes <= budget
+        return _held(estimate(spec, replace(workload, concurrency=concurrency)), gpu_count, budget_bytes) <= budget
 
     return max(0, _largest(fits, 1, MAX_CONCURRENCY_SEARCHED))

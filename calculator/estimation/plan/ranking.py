@@ -117,6 +117,7 @@ class Ranking:
     several_nodes: tuple[GpuCount, ...]  # offered GPU types that need more than 8 GPUs
     no_large_instance: tuple[GpuCount, ...]  # fit one node, but no offer sells an instance that large
     hours_per_month: int = HOURS_PER_MONTH
+    per_gpu_bytes: int = 0  # what every GPU of a split held for itself in the counts (fit.gpus_needed)
 
     @property
     def cheapest(self) -> RankedOffer | None:
@@ -238,7 +239,9 @@ def rank(
         slug = offer.gpu_slug
         if slug not in per_slug:
             gpu = catalog.get(slug)
-            per_slug[slug] = None if gpu is None else _count(gpu, need_bytes, engine, per_gpu_bytes, several, fitting_families)
+            per_slug[slug] = (
+                None if gpu is None else _count(gpu, need_bytes, engine, per_gpu_bytes, several, fitting_families)
+            )
         info = per_slug[slug]
         if info is None:
             continue
@@ -261,6 +264,7 @@ def rank(
             counted for family, counted in fitting_families.items() if family not in best_by_family
         ),
         hours_per_month=hours_per_month,
+        per_gpu_bytes=per_gpu_bytes,
     )
 
 
