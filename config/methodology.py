@@ -275,8 +275,8 @@ CHANGES: tuple[Change, ...] = (
         date(2026, 12, 2),
         _(
             "GPUs are counted on the memory their runtime reports (an H100 80GB: 85.0 GB to CUDA, an MI300X: 206.1 GB "
-            "to ROCm) under the engine’s own budget, instead of 90 % of the size on the box. The reference page’s "
-            "708 GB at FP16 now fits 4 MI300X instead of 5, and the cheapest instance that holds them has 4."
+            "to ROCm) under the engine’s own budget, instead of filling the size on the box to 90 %. The reference "
+            "page’s 708 GB at FP16 now fits 4 MI300X instead of 5, and the cheapest instance that holds them has 4."
         ),
     ),
     Change(
