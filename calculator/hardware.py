@@ -21,10 +21,11 @@ from calculator.estimation import (
     reference_gpus_needed,
 )
 from calculator.estimation.engines.builds import released_precision
-from calculator.estimation.engines.kernels import blocking_rule
+from calculator.estimation.engines.kernels import KernelRule, blocking_rule
 from calculator.estimation.memory.fit import per_gpu_overhead_bytes
 from calculator.estimation.plan.deployment import gpu_plan, mac_plan_for_need
 from calculator.page import Build, UnifiedMemory
+from calculator.page.gpus import KERNEL_NOTES
 from calculator.page.machines import (
     Hardware,
     Option,
@@ -66,6 +67,12 @@ class RunsOn:
     fits_default_on_26: bool  # a Mac that needs raising on macOS 15 holds the best option out of the box on macOS 26
     rent: RankedOffer | None  # the cheapest current offer of this GPU type for the best option (or the released one)
     smallest: Option  # the option that needs least (the last): what the page names when nothing fits one unit
+    kernels: KernelRule | None = None  # the engine has no kernels for the model's attention on this GPU
+
+    @property
+    def kernels_note(self) -> str:
+        """Why the model cannot start on this GPU, in the reader's language ("" when it can)."""
+        return str(KERNEL_NOTES[(self.kernels.engine, self.kernels.feature)]) if self.kernels else ""
 
 
 def runs_on(
@@ -116,6 +123,7 @@ def runs_on(
         fits_default_on_26=newer,
         rent=rent,
         smallest=options[-1],
+        kernels=verdict.kernels,
     )
 
 

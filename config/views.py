@@ -11,9 +11,12 @@ from django.views.decorators.http import require_GET
 
 from calculator.hardware import capacity_comparison
 from calculator.home import home_answers, home_machines
+from calculator.page.sources import model_spec
+from calculator.reference_page import REFERENCE_MODEL, ReferenceRow, reference_comparison
 from config import health
 from config.methodology import CHANGES, SOURCES
-from models_catalog.selectors import featured_models
+from models_catalog.selectors import featured_models, model_by_hub_id
+from models_catalog.specs import SpecUnavailable
 from pricing.gpus import load_gpus
 from pricing.owned import owned_data
 from web.rig import remembered_rig
@@ -45,6 +48,18 @@ def home(request: HttpRequest) -> HttpResponse:
     return response
 
 
+def _reference_rows() -> tuple[ReferenceRow, ...]:
+    """The reference page's GLM-5.3-Flash figures beside ours; none while the catalog does not list the model."""
+    model = model_by_hub_id(REFERENCE_MODEL)
+    if model is None:
+        return ()
+    try:
+        spec = model_spec(model)
+    except SpecUnavailable:
+        return ()
+    return reference_comparison(spec, load_gpus())
+
+
 @require_GET
 def methodology(request: HttpRequest) -> HttpResponse:
     context = {
@@ -52,6 +67,7 @@ def methodology(request: HttpRequest) -> HttpResponse:
         "changes": CHANGES,
         "capacity": capacity_comparison(load_gpus()),
         "owned": owned_data(),
+        "reference_rows": _reference_rows(),
     }
     return render(request, "methodology.html", context)
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from calculator.estimation import GIB, Mode, Workload, apple_fit, budget_bytes, estimate, gpus_needed
-from calculator.estimation.engines.builds import released_precision
+from calculator.estimation.engines.builds import engine_loads, released_precision
 from calculator.estimation.engines.kernels import KernelRule, blocking_rule
 from calculator.estimation.memory.fit import DEFAULT_MACOS
 from calculator.estimation.plan.deployment import MacPlan, mac_plan_for_need
@@ -173,7 +173,8 @@ def option_needs(
     needs under ``engine`` (at ``engine_release``'s line; "": the current one): the same for every unit that engine
     runs on (every Mac size and consumer card asks llama.cpp for the same figures), so a section judging several
     units computes them once per engine."""
-    by_key = {b.key: b for b in builds if b.file_size_bytes}
+    # a build the engine cannot load is no option on its hardware (an MLX folder on an H100: engines/builds.py)
+    by_key = {b.key: b for b in builds if b.file_size_bytes and engine_loads(engine, b.format)}
     released = released_precision(spec.native_dtype)
     generic = [engine_format(p, engine) for p in GENERIC if p not in _NOT_LOADED.get(engine, ()) or p == released]
     return tuple(

@@ -276,3 +276,22 @@ def test_compare_precision_box_says_as_released_until_one_is_chosen_and_offers_t
     assert {"gptq", "q6_k", "mlx-8bit"} <= {o.attrs["value"] for o in select.select("option")}
     chosen = parse(client.get(f"/en/compare/?models={models}&precision=int8").content).one("select", name="precision")
     assert [o.attrs["value"] for o in chosen.select("option", selected=True)] == ["int8"]
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_methodology_reproduces_the_reference_figures_beside_ours(client, site, lang):
+    """The reference page's own rule on GLM-5.3-Flash's config gives its 708 / 372 / 187 GB and, on its offers of
+    2026-11-13, 5 × MI300X → the 8-GPU instance at $19.12 an hour ($13,958 a month); beside it what vLLM allocates
+    (633 / 335 / 170 GB) on a GPU its sparse attention starts on (docs/methodology.md §4.14)."""
+    table = _page(client, f"/{lang}/methodology/").one("table", id="reference-figures-table")
+    rows = {r.attrs["data-precision"]: r for r in table.select("tr", data_precision=True)}
+    totals = {
+        p: round(int(r.one(data_reference_total=True).attrs["data-reference-total"]) / 1e9) for p, r in rows.items()
+    }
+    assert totals == {"fp16": 708, "int8": 372, "int4": 187}
+    fp16 = rows["fp16"].one(data_reference_cost=True).text.replace("\xa0", " ")
+    money = ("$19.12", "$13,958") if lang == "en" else ("19,12 $", "13.958 $")
+    assert "8 × MI300X 192GB" in fp16 and "(5 " in fp16 and all(m in fp16 for m in money), fp16
+    ours = rows["fp16"].one(data_ours_cost=True).text
+    assert "633" in rows["fp16"].text and "H200" in ours and "MI300X" not in ours
+    assert ("a month" in ours) if lang == "en" else ("pro Monat" in ours)

@@ -17,6 +17,27 @@ RUNTIMES_BY_FORMAT: dict[str, tuple[str, ...]] = {
     "BF16": ("vLLM", "SGLang", "llama.cpp (after conversion)", "Transformers"),
 }
 
+# Which engines we size load a build of each format as published (docs/methodology.md §4.14): llama.cpp and Ollama
+# read GGUF files only; MLX-LM reads MLX folders and 16-bit safetensors repositories (mlx_lm converts them as it
+# loads); vLLM and SGLang read safetensors checkpoints (16-bit, FP8, AWQ, GPTQ, W8A8) and neither MLX folders nor, as
+# sized here, GGUF files. A build no engine of a verdict loads is not offered on that hardware.
+FORMATS_LOADED: dict[str, frozenset[str]] = {
+    "vllm": frozenset({"BF16", "FP8", "AWQ", "GPTQ", "W8A8"}),
+    "sglang": frozenset({"BF16", "FP8", "AWQ", "GPTQ", "W8A8"}),
+    "tensorrt-llm": frozenset({"BF16", "FP8", "AWQ", "GPTQ", "W8A8"}),
+    "transformers": frozenset({"BF16", "FP8", "AWQ", "GPTQ", "W8A8", "NF4"}),
+    "llama.cpp": frozenset({"GGUF"}),
+    "ollama": frozenset({"GGUF"}),
+    "mlx": frozenset({"MLX", "BF16"}),
+}
+
+
+def engine_loads(engine: str, file_format: str) -> bool:
+    """Whether ``engine`` loads a build of ``file_format`` as published (an unknown engine: any)."""
+    loaded = FORMATS_LOADED.get(engine.lower())
+    return loaded is None or file_format.upper() in loaded
+
+
 _PRECISION_BY_FORMAT = {"AWQ": "awq", "GPTQ": "gptq", "W8A8": "w8a8", "FP8": "fp8", "NF4": "nf4", "BF16": "fp16"}
 
 
