@@ -13,7 +13,6 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cache
 from pathlib import Path
 
 from calculator.estimation import Workload, estimate, rank, reference_gpus_needed
@@ -24,6 +23,7 @@ from calculator.estimation.plan.ranking import RankedOffer
 from models_catalog.architecture import ModelSpec
 from pricing.gpus import GpuSpec
 from pricing.offers import HOURS_PER_MONTH, OfferRecord, as_confidence, as_pricing_kind
+from web.kept import PROCESS, Kept
 
 REFERENCE_MODEL = "zai-org/GLM-5.3-Flash"
 REFERENCE_OFFERS = Path(__file__).resolve().parents[1] / "pricing" / "fixtures" / "seed_offers_2026-11-13.json"
@@ -55,9 +55,16 @@ class ReferenceRow:
     ours: RankedOffer | None  # the cheapest configuration vLLM starts on among the same offers
 
 
-@cache
+# The dated fixture never changes while the process runs: read once per process.
+REFERENCE_OFFERS_READ: Kept[tuple[OfferRecord, ...]] = Kept("reference-offers", where=PROCESS, max_entries=1)
+
+
 def reference_offers() -> tuple[OfferRecord, ...]:
-    """The offers the reference page showed, from the dated fixture (read once per process)."""
+    """The offers the reference page showed, from the dated fixture."""
+    return REFERENCE_OFFERS_READ.get(_read_offers)
+
+
+def _read_offers() -> tuple[OfferRecord, ...]:
     rows = json.loads(REFERENCE_OFFERS.read_text())
     providers = {r["fields"]["slug"]: r["fields"]["name"] for r in rows if r["model"] == "pricing.provider"}
     found = []

@@ -143,7 +143,21 @@ def gpus_json(gpus: Gpus, work: PageWork) -> Members:
             "newest_capture": gpus.newest_capture,
             "any_stale": gpus.any_stale,
             "any_low_confidence": gpus.any_low_confidence,
+            "kernels": _kernels_json(gpus),
         }
+    }
+
+
+def _kernels_json(gpus: Gpus) -> dict[str, object] | None:
+    rule = gpus.kernels
+    if rule is None:
+        return None
+    return {
+        "engine": rule.engine,
+        "feature": rule.feature,
+        "architectures": sorted(rule.architectures),
+        "source": rule.source,
+        "reason": gpus.kernels_note,
     }
 
 

@@ -61,6 +61,10 @@ def engine_for(gpu: GpuSpec) -> str:
     return "llama.cpp" if gpu.segment in LOCAL_SEGMENTS else "vllm"
 
 
+# The engines a Mac runs a build with: llama.cpp (GGUF files, Metal) and MLX-LM (MLX folders).
+MAC_ENGINES = ("llama.cpp", "mlx")
+
+
 def hardware_for(key: str, gpus: Sequence[GpuSpec], macos: str = DEFAULT_MACOS) -> Hardware | None:
     """The hardware a URL names, or None (an unknown slug, a Mac size we do not list); a Mac on macOS ``macos``."""
     if key.startswith(MAC_PREFIX):
@@ -173,8 +177,7 @@ def option_needs(
     needs under ``engine`` (at ``engine_release``'s line; "": the current one): the same for every unit that engine
     runs on (every Mac size and consumer card asks llama.cpp for the same figures), so a section judging several
     units computes them once per engine."""
-    # a build the engine cannot load is no option on its hardware (an MLX folder on an H100: engines/builds.py)
-    by_key = {b.key: b for b in builds if b.file_size_bytes and engine_loads(engine, b.format)}
+    by_key = {b.key: b for b in builds if b.file_size_bytes}
     released = released_precision(spec.native_dtype)
     generic = [engine_format(p, engine) for p in GENERIC if p not in _NOT_LOADED.get(engine, ()) or p == released]
     return tuple(
@@ -210,8 +213,14 @@ def verdict_on(
         needs = option_needs(spec, builds, hardware.engine, context=context, concurrency=concurrency)
     options = []
     blocked = blocking_rule(spec, hardware.engine, hardware.gpu.architecture) if hardware.gpu is not None else None
+    # a build no engine of this hardware loads is no option on it (an MLX folder on an H100, an AWQ repository on a
+    # Mac: engines/builds.py)
+    engines = MAC_ENGINES if hardware.gpu is None else (hardware.engine,)
+    formats = {b.key: b.format for b in builds}
     for option in needs:
         key, label, need = option.key, option.label, option.need_bytes
+        if key in formats and not any(engine_loads(engine, formats[key]) for engine in engines):
+            continue
         if hardware.gpu is not None:
             units = gpus_needed(need, hardware.gpu, hardware.engine)
             starts = units == 1 and blocked is None

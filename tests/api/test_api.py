@@ -103,6 +103,9 @@ def test_estimate_gives_the_seed_need_and_the_first_ranking_row(client, seed_sit
         1,
     )
     assert body["summary"]["cheapest"]["per_hour_usd"] == 30.32
+    kernels = body["gpus"]["kernels"]
+    assert kernels["engine"] == "vllm" and "Hopper" in kernels["architectures"] and "CDNA 3" not in kernels["architectures"]
+    assert "MI300X" not in {row["gpu_name"] for row in body["gpus"]["by_gpu"]}
 
 
 def test_estimate_numbers_equal_the_model_pages_for_the_same_query(client, seed_site):

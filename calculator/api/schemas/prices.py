@@ -51,6 +51,14 @@ class GpuCountOut(Schema):
     nodes: int
 
 
+class KernelRuleOut(Schema):
+    engine: str
+    feature: str = Field(..., description="the model's feature that needs the kernels (sparse_attention)")
+    architectures: list[str] = Field(..., description="the GPU architectures the engine has the kernels for")
+    source: str
+    reason: str = Field(..., description="why other GPU types are not ranked, in words")
+
+
 class GpusOut(Schema):
     need_bytes: int
     by_gpu: list[OfferOut]
@@ -59,6 +67,9 @@ class GpusOut(Schema):
     newest_capture: date | None
     any_stale: bool
     any_low_confidence: bool
+    kernels: KernelRuleOut | None = Field(
+        None, description="the model starts under the engine only on these GPU architectures; others are not ranked"
+    )
 
 
 class SummaryOut(Schema):
