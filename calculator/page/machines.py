@@ -11,7 +11,7 @@ from typing import Any
 from calculator.estimation import GIB, Mode, Workload, apple_fit, budget_bytes, estimate, gpus_needed
 from calculator.estimation.engines.builds import engine_loads, released_precision
 from calculator.estimation.engines.kernels import KernelRule, blocking_rule
-from calculator.estimation.memory.fit import DEFAULT_MACOS
+from calculator.estimation.memory.fit import DEFAULT_MACOS, per_gpu_overhead_bytes
 from calculator.estimation.plan.deployment import MacPlan, mac_plan_for_need
 from calculator.page.inputs import Build, precision_label
 from calculator.state import MAC_MEMORY_GIB, MAC_PREFIX
@@ -162,6 +162,7 @@ class OptionNeed:
     key: str
     label: str
     need_bytes: int
+    per_gpu_bytes: int = 0  # what every GPU of a split holds for itself (fit.per_gpu_overhead_bytes)
 
 
 def option_needs(
@@ -180,19 +181,15 @@ def option_needs(
     by_key = {b.key: b for b in builds if b.file_size_bytes}
     released = released_precision(spec.native_dtype)
     generic = [engine_format(p, engine) for p in GENERIC if p not in _NOT_LOADED.get(engine, ()) or p == released]
-    return tuple(
-        OptionNeed(
-            key,
-            precision_label(key, builds),
-            estimate(
-                spec,
-                option_workload(
-                    key, by_key, engine, context=context, concurrency=concurrency, engine_release=engine_release
-                ),
-            ).total_bytes,
+
+    def need(key: str) -> OptionNeed:
+        workload = option_workload(
+            key, by_key, engine, context=context, concurrency=concurrency, engine_release=engine_release
         )
-        for key in (*generic, *((released,) if released not in generic else ()), *by_key)
-    )
+        breakdown = estimate(spec, workload)
+        return OptionNeed(key, precision_label(key, builds), breakdown.total_bytes, per_gpu_overhead_bytes(breakdown))
+
+    return tuple(need(key) for key in (*generic, *((released,) if released not in generic else ()), *by_key))
 
 
 def verdict_on(
@@ -222,7 +219,7 @@ def verdict_on(
         if key in formats and not any(engine_loads(engine, formats[key]) for engine in engines):
             continue
         if hardware.gpu is not None:
-            units = gpus_needed(need, hardware.gpu, hardware.engine)
+            units = gpus_needed(need, hardware.gpu, hardware.engine, option.per_gpu_bytes)
             starts = units == 1 and blocked is None
             options.append(Option(key, label, need, starts, starts, units))
         else:

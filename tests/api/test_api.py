@@ -104,7 +104,11 @@ def test_estimate_gives_the_seed_need_and_the_first_ranking_row(client, seed_sit
     )
     assert body["summary"]["cheapest"]["per_hour_usd"] == 30.32
     kernels = body["gpus"]["kernels"]
-    assert kernels["engine"] == "vllm" and "Hopper" in kernels["architectures"] and "CDNA 3" not in kernels["architectures"]
+    assert (
+        kernels["engine"] == "vllm"
+        and "Hopper" in kernels["architectures"]
+        and "CDNA 3" not in kernels["architectures"]
+    )
     assert "MI300X" not in {row["gpu_name"] for row in body["gpus"]["by_gpu"]}
 
 

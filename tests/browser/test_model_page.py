@@ -44,12 +44,12 @@ def test_changing_precision_updates_results_in_place_and_the_url_keeps_the_state
     errors = _errors(page)
     page.goto(GLM)
     page.wait_for_function("() => window.htmx !== undefined")
-    assert _need(page) == "356 GB"  # FP8, as released
+    assert _need(page) == "321 GB"  # FP8, as released
     page.evaluate("() => { window.sameDocument = true; }")
 
     page.focus("#f-precision")
     page.select_option("#f-precision", "int4")
-    _wait_need(page, "187 GB")
+    _wait_need(page, "170 GB")
     assert page.evaluate("() => window.sameDocument") is True  # swapped in place, no reload
     assert page.url.endswith(GLM + "?precision=int4")
     assert page.evaluate("() => document.activeElement && document.activeElement.id") == "f-precision"
@@ -57,15 +57,15 @@ def test_changing_precision_updates_results_in_place_and_the_url_keeps_the_state
     assert rows == 3
 
     page.reload()
-    assert _need(page) == "187 GB"
+    assert _need(page) == "170 GB"
     assert page.locator("#f-precision").input_value() == "int4"
 
     page.select_option("#f-precision", "int8")
     page.wait_for_function("() => location.search === '?precision=int8'")
-    _wait_need(page, "372 GB")
+    _wait_need(page, "335 GB")
     page.go_back()
     page.wait_for_function("() => location.search === '?precision=int4'")
-    _wait_need(page, "187 GB")
+    _wait_need(page, "170 GB")
     assert page.locator("header.site-header").count() == 1  # the whole page, not a bare fragment
     assert page.locator("#f-precision").input_value() == "int4"
     assert errors == []
@@ -100,7 +100,7 @@ def test_the_form_works_without_javascript(chromium_browser, live_server, seed_s
     page.select_option("#f-precision", "int8")
     page.click("#calculator button[type=submit]")
     page.wait_for_url("**precision=int8**")
-    assert page.locator("[data-card=need]").inner_text().replace("\xa0", " ") == "372 GB"
+    assert page.locator("[data-card=need]").inner_text().replace("\xa0", " ") == "335 GB"
     context.close()
 
 
@@ -137,7 +137,7 @@ def test_the_faq_and_the_per_cloud_table_load_when_scrolled_into_view(browser_pa
     assert page.url.endswith("?precision=int4")  # loading a block does not change the address
     page.evaluate("() => window.scrollTo(0, 0)")
     page.select_option("#f-precision", "fp16")
-    _wait_need(page, "708 GB")
+    _wait_need(page, "633 GB")
     page.locator("#faq").scroll_into_view_if_needed()
     page.wait_for_selector("dd[data-faq=cheapest]")
     assert errors == []
