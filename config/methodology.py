@@ -231,6 +231,23 @@ class Change:
 # Method changes readers can see, newest first (from the history of calculator/estimation).
 CHANGES: tuple[Change, ...] = (
     Change(
+        date(2026, 12, 4),
+        _(
+            "The need is what the engine allocates: vLLM’s start-up budget for its release instead of the larger of "
+            "it and the reference page’s 10 % + 1 GB, without the multi-token-prediction layers engines skip, and "
+            "counted on every GPU of a split. Llama-3.3-70B in BF16 reads 148 GB on 2 × H100 (was 159 GB on 3, run "
+            "as 4); GLM-5.3-Flash at FP16 633 GB (was 708 GB). The reference page’s figures are shown beside ours."
+        ),
+    ),
+    Change(
+        date(2026, 12, 4),
+        _(
+            "A GPU an engine has no kernels for is not recommended: DeepSeek-style sparse attention (GLM-5.3-Flash, "
+            "DeepSeek-V3.2) starts in vLLM only on Hopper and data-centre Blackwell GPUs, in SGLang also on MI300 "
+            "and MI350; an MLX build is not offered on a data-centre GPU, nor an AWQ or FP8 repository on a Mac."
+        ),
+    ),
+    Change(
         date(2026, 12, 3),
         _(
             "On GPU pages and in the “can it run” answers for vLLM and SGLang, 8-bit integer weights are sized as the "
