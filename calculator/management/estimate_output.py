@@ -12,7 +12,7 @@ from typing import Any
 from django.core.management.base import OutputWrapper
 from django.utils import translation
 
-from calculator.estimation import GIB, Breakdown, Term, get_precision
+from calculator.estimation import GIB, Breakdown, Term, get_engine, get_precision
 from calculator.estimation.engines.releases import release_label, vllm_release
 from calculator.estimation.plan.offload_fit import OffloadVerdict
 from calculator.estimation.plan.placement import TENSOR_PARALLEL_ENGINES
@@ -210,7 +210,9 @@ def write_text(out: OutputWrapper, request: Request, breakdown: Breakdown, rows:
             elif w.engine in TENSOR_PARALLEL_ENGINES and tp and tp != row["count"]:
                 runs = f" (tensor parallel runs {tp})"
             if not row.get("starts", True):
-                runs = f" — cannot start: {w.engine} has no kernels for this model's attention on it"
+                engine = get_engine(w.engine)
+                name = engine.name if engine else w.engine
+                runs = f" — cannot start: {name} has no kernels for this model's attention on it"
             out.write(f"  {row['count']:>4} × {row['name']}{nodes}{runs}")
             write_extra(out, row)
     if machines:
