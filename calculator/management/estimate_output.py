@@ -214,7 +214,8 @@ def write_text(out: OutputWrapper, request: Request, breakdown: Breakdown, rows:
                 name = engine.name if engine else w.engine
                 runs = f" — cannot start: {name} has no kernels for this model's attention on it"
             out.write(f"  {row['count']:>4} × {row['name']}{nodes}{runs}")
-            write_extra(out, row)
+            if row.get("starts", True):  # no start-up figures for a configuration that cannot start
+                write_extra(out, row)
     if machines:
         out.write("One machine each (unified memory, never stacked):")
         for row in machines:
