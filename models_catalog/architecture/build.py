@@ -80,7 +80,9 @@ _MLLAMA_VISION_DEFAULTS = {"intermediate_size": 5120, "vision_output_dim": 7680,
 # transformers config-class defaults for keys that some Hub files leave out (the file then loads with them).
 _FAMILY_DEFAULTS: dict[str, dict[str, int]] = {
     "gemma2": {"vocab_size": 256000},
-    "gemma3": {"vocab_size": 262208},
+    # Gemma3TextConfig: vocab_size=262_208, max_position_embeddings=131_072 (huggingface/transformers
+    # src/transformers/models/gemma3/configuration_gemma3.py at 008f5c8c; gemma-3 configs leave both out)
+    "gemma3": {"vocab_size": 262208, "max_position_embeddings": 131072},
     "mllama": {"vocab_size": 128256, "intermediate_size": 14336},
     "glm4_moe": {"n_shared_experts": 1, "first_k_dense_replace": 1},
     "glm4v_moe": {"n_shared_experts": 1, "first_k_dense_replace": 1},
