@@ -206,7 +206,7 @@ def plan_answer(
     for hosted in inputs.hosted:
         rows.append(PlanRow(served_by_api(hosted.price, demand, inputs.today), hosted=hosted))
     source = inputs.weights_source(workload.engine, precision)
-    rows = [_with_command(row, source, workload, demand) for row in rows]
+    rows = [_with_command(row, source, workload, demand, spec.max_context) for row in rows]
     rows.sort(key=lambda r: (r.served.monthly_usd, KINDS.index(r.kind)))
     curve = _curve(rows, demand)
     return PlanAnswer(
@@ -354,13 +354,33 @@ def _desk(costs: OwnedCosts) -> OwnedCosts:
     return replace(costs, pue=1.0, colo_usd_per_kw_month=0.0)
 
 
-def _with_command(row: PlanRow, source: WeightsSource, workload: Workload, demand: Demand) -> PlanRow:
+# Room above the planned request in a command's --max-model-len: vLLM and SGLang refuse a request whose prompt and
+# output together exceed it, and a planned mean leaves none for a longer request or the chat template's tokens. Their
+# KV pool is sized by the memory left, not by this limit (docs/methodology.md §4.8), so the room costs only the
+# start-up check that one request of that length fits; twice the planned length, in whole thousands (estimated), and
+# never more than the replica's planned requests hold together, so that check passes on the memory it was sized for.
+COMMAND_ROOM = 2
+COMMAND_ROUNDING = 1024
+
+
+def command_context(demand: Demand, requests: int, max_context: int | None) -> int:
+    """The --max-model-len a planned replica of ``requests`` at a time is started with: room above prompt + output,
+    within what its planned requests hold together and the model's own limit."""
+    planned = demand.prompt + demand.output_tokens
+    wanted = -(-COMMAND_ROOM * planned // COMMAND_ROUNDING) * COMMAND_ROUNDING
+    held = min(wanted, max(1, requests) * planned, max_context or wanted)
+    return max(planned, held)
+
+
+def _with_command(
+    row: PlanRow, source: WeightsSource, workload: Workload, demand: Demand, max_context: int | None
+) -> PlanRow:
     """``row`` with the command that starts one of its replicas at the requests it runs within the targets."""
     plan, capacity = row.plan, row.served.capacity
     if plan is None or capacity is None or row.command:
         return row
-    per_replica = capacity.concurrency // (row.owned.replicas_per_server if row.owned is not None else 1)
-    serving = Serving(demand.prompt + demand.output_tokens, max(1, per_replica), workload.kv_dtype)
+    per_replica = max(1, capacity.concurrency // (row.owned.replicas_per_server if row.owned is not None else 1))
+    serving = Serving(command_context(demand, per_replica, max_context), per_replica, workload.kv_dtype)
     return replace(row, command=cloud_launch(plan, source, serving, workload.engine))
 
 

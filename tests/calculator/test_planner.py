@@ -350,3 +350,17 @@ def test_the_planner_builder_computes_and_keeps_nothing():
     source = Path(builder.__file__).read_text()
     assert "Kept" not in source and "web.kept" not in source
     assert plan_kept.FAQ_PLANS.name == "faq-plan"
+
+
+def test_a_planned_command_leaves_room_above_the_planned_request_within_what_its_requests_hold():
+    """--max-model-len was prompt + output exactly (4,000): a longer request or the chat template's tokens were
+    refused. Twice the planned length in whole thousands, no more than the replica's requests hold together, no more
+    than the model's own limit, never less than the planned request."""
+    from calculator.page.planner import command_context
+
+    demand = Demand(output_tokens_per_month=1e9, prompt_tokens=3_000, output_tokens=1_000)
+    assert demand.prompt + demand.output_tokens == 4_000
+    assert command_context(demand, 10, 131_072) == 8_192
+    assert command_context(demand, 1, 131_072) == 4_000  # one request at a time: its pool holds one planned request
+    assert command_context(demand, 10, 6_000) == 6_000  # the model's own limit
+    assert command_context(demand, 10, None) == 8_192
