@@ -233,6 +233,14 @@ CHANGES: tuple[Change, ...] = (
     Change(
         date(2026, 12, 4),
         _(
+            "Active parameters per token are our own count from the model’s config; a model card’s or review "
+            "page’s figure is listed beside it among the sources. GLM-5.3-Flash: 16.7 B (a review page gives 25.4 B); "
+            "speed, throughput and the planner read ours."
+        ),
+    ),
+    Change(
+        date(2026, 12, 4),
+        _(
             "The need is what the engine allocates: vLLM’s start-up budget for its release instead of the larger of "
             "it and the reference page’s 10 % + 1 GB, without the multi-token-prediction layers engines skip, and "
             "counted on every GPU of a split. Llama-3.3-70B in BF16 reads 148 GB on 2 × H100 (was 159 GB on 3, run "

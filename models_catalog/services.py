@@ -81,9 +81,7 @@ def _apply(model: Model, record: ModelRecord, summary: ArchitectureSummary, conf
     total, total_source = record.params_total, record.params_total_source
     if total is None and summary.params_computed is not None:
         total, total_source = summary.params_computed, "computed"
-    active, active_source = record.params_active, record.params_active_source
-    if active is None and summary.params_active_computed is not None:
-        active, active_source = summary.params_active_computed, "computed"
+    active, active_source = _chosen_active(record, summary)
     model.params_total, model.params_total_source = total, total_source
     model.params_active, model.params_active_source = active, active_source
     model.params_by_dtype = dict(record.params_by_dtype) if record.params_by_dtype else None
@@ -204,12 +202,21 @@ def _differs(model: Model, record: ModelRecord, config_sha: str, summary: Archit
     return (
         model.config_sha256 != config_sha
         or model.params_total != _chosen_total(record, summary)
+        or (model.params_active, model.params_active_source) != _chosen_active(record, summary)
         or (bool(record.hub_sha) and model.hub_sha != record.hub_sha)
     )
 
 
 def _chosen_total(record: ModelRecord, summary: ArchitectureSummary) -> int | None:
     return record.params_total if record.params_total is not None else summary.params_computed
+
+
+def _chosen_active(record: ModelRecord, summary: ArchitectureSummary) -> tuple[int | None, str]:
+    """Active parameters: our own count from the config where it has one; a model card's or review page's figure
+    stays among the facts' sources (docs/methodology.md §4.14)."""
+    if summary.params_active_computed is not None:
+        return summary.params_active_computed, "computed"
+    return record.params_active, record.params_active_source
 
 
 def _change_reason(model: Model, record: ModelRecord, config_sha: str, summary: ArchitectureSummary) -> str:

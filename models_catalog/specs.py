@@ -51,12 +51,20 @@ def missing_keys(config: Mapping[str, Any]) -> list[str]:
 
 
 def param_counts(
-    total: int | None, active: int | None, by_dtype: Mapping[str, int] | None = None, source: str = "reference"
+    total: int | None,
+    active: int | None,
+    by_dtype: Mapping[str, int] | None = None,
+    source: str = "reference",
+    *,
+    active_given: bool = False,
 ) -> ParamCounts | None:
-    """Counts known from outside the config, or None when there are none (the spec then computes both)."""
+    """Counts known from outside the config, or None when there are none (the spec then computes both);
+    ``active_given``: the reader gave the active count, which is then used rather than our own."""
     if total is None and active is None and not by_dtype:
         return None
-    return ParamCounts(total=total, active=active, by_dtype=by_dtype or None, source=source or "computed")
+    return ParamCounts(
+        total=total, active=active, by_dtype=by_dtype or None, source=source or "computed", active_given=active_given
+    )
 
 
 def spec_from_config(config: Any, counts: ParamCounts | None = None) -> ModelSpec:
@@ -77,7 +85,9 @@ def spec_from_model(model: Model | ModelRecord) -> ModelSpec:
     """
     total = model.params_total if model.params_total_source != "computed" else None
     active = model.params_active if model.params_active_source != "computed" else None
-    spec = spec_from_config(model.config, param_counts(total, active, model.params_by_dtype, model.params_total_source))
+    given = model.params_active_source == "override"
+    counts = param_counts(total, active, model.params_by_dtype, model.params_total_source, active_given=given)
+    spec = spec_from_config(model.config, counts)
     if model.native_dtype and "native_dtype" in spec.estimated_fields:
         # a partial config that does not say how the weights ship: the catalog's released precision (a reference
         # page, the repository's files) is the one fact there is
@@ -100,7 +110,7 @@ def spec_from_recorded_folder(folder: Path, total: int | None = None, active: in
         # safetensors dtype counts describe the recorded total, not the one given instead
         record = replace(record, params_total=total, params_total_source="reference", params_by_dtype=None)
     if active is not None:
-        record = replace(record, params_active=active, params_active_source="reference")
+        record = replace(record, params_active=active, params_active_source="override")
     return spec_from_model(record)
 
 

@@ -167,7 +167,8 @@ def load_spec(model: str, params: int | None, active: int | None) -> tuple[str, 
                 config = json.loads(path.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
                 raise usage_error("model", f"cannot read {path}: {exc}".replace("\n", " ")) from None
-            return str(path), spec_from_config(config, param_counts(params, active)), overridden
+            counts = param_counts(params, active, active_given=active is not None)
+            return str(path), spec_from_config(config, counts), overridden
         model_id = catalog_ids().get(model.strip().strip("/").lower())
         if model_id is None:
             raise usage_error("model", f"{model!r} is neither a catalog model id nor a path to a config.json")

@@ -428,9 +428,14 @@ def _param_counts(
     else:
         total, total_source = computed_total, "computed"
         estimated.append("params_total")
+    # active parameters are our own count from the config: a model card's or review page's figure is shown beside it
+    # where they disagree, never preferred (docs/methodology.md §4.14); a figure the reader gives (the command line's
+    # --active-params) is theirs to choose, and one stands in where the config yields no count
     hub_active = getattr(external, "active", None) if external is not None else None
-    if isinstance(hub_active, int) and not isinstance(hub_active, bool) and hub_active > 0:
-        return _Counts(total, total_source, hub_active, "model_card")
+    given = bool(getattr(external, "active_given", False))
+    published = hub_active if isinstance(hub_active, int) and not isinstance(hub_active, bool) and hub_active > 0 else 0
+    if published and (given or active_computed <= 0):
+        return _Counts(total, total_source, published, "model_card")
     estimated.append("params_active")
     return _Counts(total, total_source, active_computed, "computed")
 

@@ -44,6 +44,7 @@ class ParamCounts:
     active: int | None = None
     by_dtype: Mapping[str, int] | None = None  # safetensors element counts per dtype, as the Hub reports them
     source: str = "safetensors"  # "safetensors" | "model_card" | "reference" | "computed"
+    active_given: bool = False  # the reader gave ``active`` (the command line's --active-params): used as given
 
 
 @dataclass(frozen=True, slots=True)

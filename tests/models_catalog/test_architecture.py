@@ -80,11 +80,13 @@ def test_gpt_oss_120b_parameters_and_active_parameters():
     assert (model.experts_routed, model.experts_per_token, model.moe_layers) == (128, 4, 36)
 
 
-def test_safetensors_counts_given_are_used_and_active_from_the_model_card():
+def test_safetensors_counts_given_are_used_and_active_from_our_own_count():
+    """A model card's active count is not preferred over our count from the config (docs/methodology.md §4.14)."""
     model = spec("meta-llama/Llama-3.1-8B-Instruct", ParamCounts(total=8_030_261_248, active=8_000_000_000))
 
     assert (model.params_total, model.params_source) == (8_030_261_248, "safetensors")
-    assert (model.params_active, model.params_active_source) == (8_000_000_000, "model_card")
+    assert (model.params_active, model.params_active_source) == (model.params_active_computed, "computed")
+    assert model.params_active != 8_000_000_000
     assert "params_total" not in model.estimated_fields
 
 

@@ -76,6 +76,10 @@ def test_glm_53_flash_keeps_both_reference_figures_and_the_computed_one():
     assert any(source == "computed" for source, _ in totals)
     actives = {f.value_int for f in model.facts.filter(kind="params_active", source="reference")}
     assert actives == {25_400_000_000, 18_000_000_000}
+    # active: our own count from the config, the two review pages' figures kept beside it (docs/methodology.md §4.14)
+    assert (model.params_active, model.params_active_source) == (model.params_active_computed, "computed")
+    assert model.facts.get(kind="params_active", is_primary=True).source == "computed"
+    assert round(model.params_active / 1e8) == 167
     assert (model.params_total, model.params_total_source) == (321_300_000_000, "reference")
     assert (model.max_context, model.licence, model.modality, model.native_dtype) == (1_048_576, "mit", "vision", "fp8")
     assert model.release_date.isoformat() == "2026-08-26"
@@ -250,3 +254,15 @@ def test_bad_ids_are_rejected_before_any_request(hub_client, hub_mock, bad):
         hub_import.model_import(bad, client=hub_client)
 
     assert hub_mock.calls.call_count == 0
+
+
+def test_a_catalog_that_chose_a_review_pages_active_count_takes_its_own_on_the_next_load():
+    services.model_import_offline(SHIPPED, only=[GLM])
+    Model.objects.filter(hub_id=GLM).update(params_active=25_400_000_000, params_active_source="reference")
+
+    again = services.model_import_offline(SHIPPED, only=[GLM])
+
+    assert again.updated == [GLM]
+    model = Model.objects.get(hub_id=GLM)
+    assert (model.params_active, model.params_active_source) == (model.params_active_computed, "computed")
+    assert ModelRevision.objects.filter(model=model, params_active=25_400_000_000).exists()
