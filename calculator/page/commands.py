@@ -20,7 +20,7 @@ class Commands:
     """What to paste to start the configurations the page shows, and where each one's weights come from."""
 
     cloud_engine: str
-    cloud: str  # the cheapest configuration, on vLLM or SGLang; "" when no build holds the precision
+    cloud: str  # the cheapest configuration, on the page's engine (vLLM for one we do not start); "" without a build
     cloud_gpus: int
     cloud_source: WeightsSource | None  # None: no cheapest configuration (or a fine-tuning page)
     mac_gib: int | None
@@ -45,7 +45,8 @@ def commands_section(inputs: PageInputs, setting: Setting, cheapest: OfferRow | 
     """The launch commands for the cheapest cloud configuration and for the smallest Mac that holds the model, each
     naming weights that hold the precision it was sized for (sourcing.py), or none with the reason."""
     state, spec = inputs.state, inputs.spec
-    engine = state.engine if state.engine in ("vllm", "sglang") else "vllm"
+    # the reader's engine where we start it on rented GPUs (TensorRT-LLM and Transformers get vLLM's command)
+    engine = state.engine if state.engine in ("vllm", "sglang", "llama.cpp", "ollama") else "vllm"
     cloud, gpus, cloud_source = "", 0, None
     serving = Serving(state.context, state.concurrency, state.kv)
     if cheapest is not None and setting.mode is Mode.INFERENCE:

@@ -120,3 +120,21 @@ def test_the_remembered_machine_carries_the_macs_macos_version(client, site):
     assert parse(client.get(GLM).content).one("tr", data_mac_gib="128").attrs["data-verdict"] == "raise"
     response = client.post("/en/my-machine/", {"rig": "rtx-4090", "rig_gpus": "1", "ram": "64", "macos": "14"})
     assert "gpufit_rig" not in response.cookies  # not a version we size for
+
+
+@pytest.mark.parametrize(
+    ("engine", "program"),
+    [
+        ("vllm", "vllm serve"),
+        ("sglang", "python -m sglang.launch_server"),
+        ("llama.cpp", "llama-server"),
+        ("ollama", "ollama"),
+    ],
+)
+def test_the_cloud_command_starts_the_engine_the_page_is_set_to(client, site, engine, program):
+    """Engine Ollama or llama.cpp once printed `vllm serve`: the command runs the engine the page sized for."""
+    page = parse(client.get(f"/en/models/meta-llama/Llama-3.1-8B-Instruct/?engine={engine}").content)
+    cloud = page.one("pre", id="cmd-cloud").text
+    assert program in cloud, cloud
+    others = {"vllm serve", "sglang.launch_server", "llama-server", "ollama run"} - {program, "ollama run"}
+    assert not [o for o in others if o in cloud and o not in program], cloud

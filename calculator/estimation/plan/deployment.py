@@ -22,7 +22,7 @@ from typing import Protocol
 from models_catalog.architecture import ModelSpec
 
 from ..engines.launch import LaunchConfig, launch_command
-from ..engines.sourcing import WeightsSource
+from ..engines.sourcing import SourceKind, WeightsSource
 from ..memo import per_spec
 from ..memory.estimate import estimate
 from ..memory.fit import (
@@ -45,6 +45,7 @@ from ..workload import Workload
 from .placement import dp_attention_fit, engine_plan, rank_fit
 
 TENSOR_PARALLEL_LAUNCH = ("vllm", "sglang")
+LAYER_SPLIT_LAUNCH = ("llama.cpp", "ollama")  # engines that share a model's layers out over the GPUs
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,9 +206,24 @@ class Serving:
 
 
 def cloud_launch(plan: GpuPlan, source: WeightsSource, serving: Serving, engine: str) -> str:
-    """The vLLM or SGLang command that runs ``plan``'s split with the weights ``source`` names ("" when no build
-    holds the precision): the split the plan priced, the memory share the GPU count assumed."""
-    if not source.runnable or engine not in TENSOR_PARALLEL_LAUNCH:
+    """The command of ``engine`` that runs ``plan`` with the weights ``source`` names ("" when no build holds the
+    precision): vLLM and SGLang with the split the plan priced and the memory share the GPU count assumed;
+    llama.cpp and Ollama with every layer on the GPUs, which they share out in proportion to their memory."""
+    if not source.runnable:
+        return ""
+    if engine in LAYER_SPLIT_LAUNCH:
+        return launch_command(
+            LaunchConfig(
+                engine=engine,
+                model=source.model,
+                from_hub=source.kind is SourceKind.PUBLISHED,
+                context=serving.context,
+                concurrency=serving.concurrency,
+                kv_dtype=serving.kv_dtype,
+                prepare=source.prepare,
+            )
+        ).script
+    if engine not in TENSOR_PARALLEL_LAUNCH:
         return ""
     return launch_command(
         LaunchConfig(
