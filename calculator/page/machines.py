@@ -8,7 +8,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from calculator.estimation import GIB, Mode, Workload, apple_fit, budget_bytes, estimate, gpus_needed
+from calculator.estimation import (
+    GIB,
+    Mode,
+    Workload,
+    apple_fit,
+    budget_bytes,
+    estimate,
+    get_engine,
+    get_precision,
+    gpus_needed,
+)
 from calculator.estimation.engines.builds import engine_loads, released_precision
 from calculator.estimation.engines.kernels import KernelRule, blocking_rule
 from calculator.estimation.memory.fit import DEFAULT_MACOS, per_gpu_overhead_bytes
@@ -192,6 +202,12 @@ def option_needs(
     return tuple(need(key) for key in (*generic, *((released,) if released not in generic else ()), *by_key))
 
 
+def _loads_precision(engine: str, precision: str) -> bool:
+    """Whether ``engine`` loads weights of the generic ``precision`` (its profile's formats; an unknown one: yes)."""
+    profile, found = get_engine(engine), get_precision(precision)
+    return profile is None or found is None or found.family in profile.formats
+
+
 def verdict_on(
     spec: ModelSpec,
     builds: Sequence[Build],
@@ -218,14 +234,17 @@ def verdict_on(
         key, label, need = option.key, option.label, option.need_bytes
         if key in formats and not any(engine_loads(engine, formats[key]) for engine in engines):
             continue
+        # a generic precision none of the hardware's engines loads (FP8 weights under llama.cpp or MLX-LM) is shown
+        # with its need but never the answer
+        loads = key in formats or any(_loads_precision(engine, key) for engine in engines)
         if hardware.gpu is not None:
             units = gpus_needed(need, hardware.gpu, hardware.engine, option.per_gpu_bytes)
-            starts = units == 1 and blocked is None
+            starts = units == 1 and blocked is None and loads
             options.append(Option(key, label, need, starts, starts, units))
         else:
             assert hardware.mac_gib is not None
             mac = mac_plan_for_need(need, hardware.mac_gib * GIB, hardware.macos)
-            fits = mac.verdict != "no"
+            fits = mac.verdict != "no" and loads
             options.append(Option(key, label, need, fits, mac.verdict == "fits", 1 if fits else 0, mac))
     options.sort(key=lambda o: -o.need_bytes)
     as_released = next(o for o in options if o.key == released)

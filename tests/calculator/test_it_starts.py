@@ -4,6 +4,7 @@ start-up budget for itself, and no GPU is recommended whose engine has no kernel
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -11,13 +12,16 @@ from calculator.estimation import EngineSettings, Workload, engine_capacity, est
 from calculator.estimation.engines.kernels import SPARSE_ATTENTION, blocking_rule, model_features, starts_on
 from calculator.estimation.memory.fit import budget_bytes, gpus_needed, per_gpu_overhead_bytes
 from calculator.estimation.plan.deployment import gpu_plan
+from models_catalog import services
 from pricing.gpus import gpu_by_slug, load_gpus
 from tests.calculator.estimation_specs import hub_spec
 from tests.calculator.page_inputs import bundled_offers
+from tests.models_catalog.html import parse
 
 LLAMA_70B = "meta-llama/Llama-3.3-70B-Instruct"
 GLM = "zai-org/GLM-5.3-Flash"
 GB = 10**9
+SHIPPED = Path(services.__file__).resolve().parent / "data" / "hub"
 
 
 def _gpu(slug: str):
@@ -116,3 +120,16 @@ def test_every_ranked_configuration_starts(seed):
             assert breakdown.total_bytes + (n - 1) * per_gpu <= n * budget_bytes(gpu, workload.engine)
             ranked += 1
     assert ranked > 0
+
+
+@pytest.mark.django_db
+def test_a_mac_is_never_answered_with_weights_its_engines_do_not_load(client):
+    """A 512 GB Mac once said "Yes, at FP8" for GLM-5.3-Flash: neither llama.cpp nor MLX-LM loads FP8 safetensors.
+    The answer is a GGUF or MLX option; the FP8 row stays, with its need, as no answer."""
+    services.model_import_offline(SHIPPED)
+    page = parse(client.get("/en/models/zai-org/GLM-5.3-Flash/runs-on/mac-512/").content)
+    verdict = page.one(id="verdict")
+    assert verdict.attrs["data-fits"] == "true" and verdict.attrs["data-best"] != "fp8"
+    assert page.one("tr", data_option="fp8").attrs["data-fits"] == "false"
+    best = page.one("tr", data_option=verdict.attrs["data-best"])
+    assert best.attrs["data-fits"] == "true"
