@@ -107,10 +107,11 @@ def runs_on(
                 and mac_plan_for_need(best.need_bytes, best.mac.ram_bytes, "26").verdict == "fits"
             )
     rent = None
-    if hardware.gpu is not None:
+    if hardware.gpu is not None and verdict.kernels is None:  # nothing to rent where the model cannot start
         family = [o for o in offers if o.gpu_slug in {g.slug for g in gpus if g.family == hardware.gpu.family}]
         target = best or as_released
-        rent = rank(target.need_bytes, family, gpus, engine=hardware.engine).cheapest
+        ranking = rank(target.need_bytes, family, gpus, engine=hardware.engine, per_gpu_bytes=target.per_gpu_bytes)
+        rent = ranking.cheapest
     return RunsOn(
         hardware=hardware,
         options=tuple(options),

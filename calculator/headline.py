@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from calculator.estimation import RankedOffer, Workload, estimate, rank
 from calculator.estimation.engines.builds import released_precision
-from calculator.estimation.engines.kernels import starts_on
+from calculator.estimation.engines.kernels import startable_gpus
 from calculator.estimation.memory.fit import per_gpu_overhead_bytes
 from calculator.page.sources import model_spec, page_offers
 from models_catalog.list_figures import ListFigures
@@ -50,8 +50,7 @@ def _headline(model: Model) -> Headline | None:
     need = estimate(spec, workload).total_bytes
     int4 = estimate(spec, Workload(precision="int4")).total_bytes
     # the offers and the ranking rule the model page ranks with (calculator/page/gpus.py)
-    starts = starts_on(spec, workload.engine)  # only GPUs the model's kernels run on (engines/kernels.py)
-    gpus = [g for g in load_gpus() if starts(g)]
+    gpus = startable_gpus(spec, workload.engine, load_gpus())  # only GPUs the model's kernels run on
     per_gpu = per_gpu_overhead_bytes(estimate(spec, workload))
     cheapest = rank(need, page_offers(), gpus, engine=workload.engine, per_gpu_bytes=per_gpu).cheapest
     return Headline(released, need, int4, cheapest)

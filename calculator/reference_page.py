@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 
 from calculator.estimation import Workload, estimate, rank, reference_gpus_needed
-from calculator.estimation.engines.kernels import starts_on
+from calculator.estimation.engines.kernels import startable_gpus
 from calculator.estimation.memory.fit import per_gpu_overhead_bytes
 from calculator.estimation.memory.reference import ReferenceNeed, reference_need
 from calculator.estimation.plan.ranking import RankedOffer
@@ -112,8 +112,7 @@ def reference_comparison(spec: ModelSpec, gpus: Sequence[GpuSpec]) -> tuple[Refe
     """FP16, INT8 and INT4 at the reference page's state (8K tokens, one request): its rule and ours."""
     offers = reference_offers()
     by_slug = {g.slug: g for g in gpus}
-    starts = starts_on(spec, "vllm")
-    startable = [g for g in gpus if starts(g)]
+    startable = startable_gpus(spec, "vllm", gpus)
     rows = []
     for precision in PRECISIONS:
         workload = Workload(precision=precision)

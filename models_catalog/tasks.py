@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from celery import shared_task
 from django.conf import settings
 
@@ -43,14 +45,17 @@ def expire_import_requests() -> int:
 DISCOVERY_TIME_LIMIT_S = int(settings.DISCOVERY_TIME_LIMIT_S)
 # a run queued while the broker was down is not worth running once the next one is due
 DISCOVERY_EXPIRES_S = 6 * 3600.0
+DISCOVERY_TASK: dict[str, Any] = {
+    "ignore_result": True,
+    "time_limit": DISCOVERY_TIME_LIMIT_S,
+    "soft_time_limit": DISCOVERY_TIME_LIMIT_S - 60,
+    "expires": DISCOVERY_EXPIRES_S,
+}
 
 
 @shared_task(
     name="models_catalog.discover_models",
-    ignore_result=True,
-    time_limit=DISCOVERY_TIME_LIMIT_S,
-    soft_time_limit=DISCOVERY_TIME_LIMIT_S - 60,
-    expires=DISCOVERY_EXPIRES_S,
+    **DISCOVERY_TASK,
 )
 def discover_models() -> dict:
     """New models above the floor from the Hub's listings (beat, every 6 hours)."""
@@ -59,10 +64,7 @@ def discover_models() -> dict:
 
 @shared_task(
     name="models_catalog.discover_builds",
-    ignore_result=True,
-    time_limit=DISCOVERY_TIME_LIMIT_S,
-    soft_time_limit=DISCOVERY_TIME_LIMIT_S - 60,
-    expires=DISCOVERY_EXPIRES_S,
+    **DISCOVERY_TASK,
 )
 def discover_builds() -> dict:
     """New quantized builds of listed models (beat, every 6 hours)."""
@@ -71,10 +73,7 @@ def discover_builds() -> dict:
 
 @shared_task(
     name="models_catalog.refresh_hub_facts",
-    ignore_result=True,
-    time_limit=DISCOVERY_TIME_LIMIT_S,
-    soft_time_limit=DISCOVERY_TIME_LIMIT_S - 60,
-    expires=DISCOVERY_EXPIRES_S,
+    **DISCOVERY_TASK,
 )
 def refresh_hub_facts() -> dict:
     """Downloads, likes, gated state, licence and latest commit of listed models (beat, daily)."""

@@ -20,7 +20,7 @@ from calculator.estimation import (
     reference_gpus_needed,
     several_node_gpus,
 )
-from calculator.estimation.engines.kernels import SPARSE_ATTENTION, KernelRule, kernel_rule_for, starts_on
+from calculator.estimation.engines.kernels import SPARSE_ATTENTION, KernelRule, kernel_rule_for, startable_gpus
 from calculator.estimation.memory.estimate import estimate
 from calculator.estimation.memory.fit import per_gpu_overhead_bytes
 from calculator.estimation.plan.deployment import GpuPlan, gpu_plan
@@ -147,8 +147,7 @@ def gpus_section(
     pricing_kinds: tuple[PricingKind, ...] = DEFAULT_PRICING_KINDS,
 ) -> Gpus:
     kernels = kernel_rule_for(spec, workload.engine)
-    starts = starts_on(spec, workload.engine)
-    gpus = [g for g in gpus if starts(g)]  # a GPU the model cannot start on is not ranked (engines/kernels.py)
+    gpus = startable_gpus(spec, workload.engine, gpus)  # a GPU the model cannot start on is not ranked
     per_gpu = per_gpu_overhead_bytes(estimate(spec, workload))  # each GPU's own start-up budget (fit.gpus_needed)
     ranking = rank(need, offers, gpus, engine=workload.engine, pricing_kinds=pricing_kinds, per_gpu_bytes=per_gpu)
     index = gpu_index(gpus)

@@ -117,6 +117,7 @@ class Option:
     fits_default: bool  # without raising a Mac's limit
     units: int  # GPUs of this type it needs (fit.gpus_needed; 1 for a Mac that holds it, 0 when it does not)
     mac: MacPlan | None = None  # on a Mac: its plan (the verdict and the sysctl value when the limit must be raised)
+    per_gpu_bytes: int = 0  # what every GPU of a split holds for itself (fit.per_gpu_overhead_bytes)
 
 
 def option_workload(option: str, builds: dict[str, Build], engine: str, **changes: Any) -> Workload:
@@ -240,7 +241,7 @@ def verdict_on(
         if hardware.gpu is not None:
             units = gpus_needed(need, hardware.gpu, hardware.engine, option.per_gpu_bytes)
             starts = units == 1 and blocked is None and loads
-            options.append(Option(key, label, need, starts, starts, units))
+            options.append(Option(key, label, need, starts, starts, units, per_gpu_bytes=option.per_gpu_bytes))
         else:
             assert hardware.mac_gib is not None
             mac = mac_plan_for_need(need, hardware.mac_gib * GIB, hardware.macos)

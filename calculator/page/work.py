@@ -9,7 +9,7 @@ from functools import cached_property
 
 from calculator.estimation import Mode, Workload
 from calculator.estimation.engines.builds import released_precision
-from calculator.estimation.engines.kernels import starts_on
+from calculator.estimation.engines.kernels import startable_gpus
 from calculator.estimation.memory.applicability import choose_mode
 from calculator.estimation.memory.fit import per_gpu_overhead_bytes
 from calculator.page.inputs import PageInputs, precision_label
@@ -62,8 +62,7 @@ class PageWork:
     @cached_property
     def startable_gpus(self) -> list[GpuSpec]:
         """The catalog's GPUs the model starts on under the page's engine (engines/kernels.py)."""
-        starts = starts_on(self.spec, self.workload.engine)
-        return [g for g in self.inputs.gpus if starts(g)]
+        return startable_gpus(self.spec, self.workload.engine, self.inputs.gpus)
 
     @cached_property
     def needs(self) -> dict[tuple[Mode, str], int]:

@@ -8,9 +8,10 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from calculator.estimation import Workload, estimate, speed
+from calculator.estimation.engines.kernels import startable_gpus
 from calculator.estimation.plan.cost import cost_per_million_tokens
 from calculator.management.options import load_spec
-from pricing.gpus import BYTES_PER_GB, gpu_by_slug
+from pricing.gpus import BYTES_PER_GB, gpu_by_slug, load_gpus
 from tests.calculator.estimate_cli import manage
 
 pytestmark = pytest.mark.django_db
@@ -94,9 +95,14 @@ def test_rank_for_a_model_ranks_its_estimated_need():
     by_memory = json.loads(run("--memory-gb", str(Decimal(need) / BYTES_PER_GB), "--json"))
     assert by_model["model"] == "zai-org/GLM-5.3-Flash"
     assert by_model["need_gb"] == by_memory["need_gb"]
+    # by model, only the GPUs its sparse attention starts on in vLLM, as on its page (engines/kernels.py); by memory
+    # alone every GPU that holds the bytes
+    spec = load_spec("zai-org/GLM-5.3-Flash", None, None)[1]
+    startable = {gpu.slug for gpu in startable_gpus(spec, "vllm", load_gpus())}
     assert [(r["gpu"], r["per_hour_usd"]) for r in by_model["by_gpu"]] == [
-        (r["gpu"], r["per_hour_usd"]) for r in by_memory["by_gpu"]
+        (r["gpu"], r["per_hour_usd"]) for r in by_memory["by_gpu"] if r["gpu_slug"] in startable
     ]
+    assert {r["gpu_slug"] for r in by_memory["by_gpu"]} - startable  # the A40 and MI300X rows by memory alone
     assert by_model["workload"] == {
         "mode": "inference",
         "precision": "fp8",

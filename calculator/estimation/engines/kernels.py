@@ -13,9 +13,9 @@ Pure Python: a GPU is named by its ``architecture`` as ``pricing/data/gpus.json`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from models_catalog.architecture import ModelSpec
 
@@ -61,6 +61,9 @@ class HasArchitecture(Protocol):
     def architecture(self) -> str: ...
 
 
+G = TypeVar("G", bound=HasArchitecture)
+
+
 def model_features(spec: ModelSpec) -> frozenset[str]:
     """The features of ``spec`` that some engine has kernels for on some GPUs only."""
     sparse = any(group.indexer_dim for group in spec.layer_groups)
@@ -83,6 +86,12 @@ def starts_on(spec: ModelSpec, engine: str) -> Callable[[HasArchitecture], bool]
     if not rules:
         return lambda gpu: True
     return lambda gpu: all(gpu.architecture in rule.architectures for rule in rules)
+
+
+def startable_gpus(spec: ModelSpec, engine: str, gpus: Iterable[G]) -> list[G]:
+    """The GPUs of ``gpus`` that ``spec`` starts on under ``engine``: what every ranking, card and count is made of."""
+    starts = starts_on(spec, engine)
+    return [gpu for gpu in gpus if starts(gpu)]
 
 
 def kernel_rule_for(spec: ModelSpec, engine: str) -> KernelRule | None:

@@ -14,6 +14,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
 from calculator.estimation import estimate
+from calculator.estimation.engines.kernels import startable_gpus
+from calculator.estimation.memory.fit import per_gpu_overhead_bytes
 from calculator.estimation.plan.cost import cost_per_million_tokens
 from calculator.estimation.plan.ranking import RankedOffer, Ranking, rank
 from calculator.management.options import (
@@ -122,12 +124,14 @@ class Command(BaseCommand):
                 raise usage_error("--kind", f"expected one of {', '.join(PRICING_KINDS)}, got {name!r}")
             kinds.append(as_pricing_kind(name.strip().lower()))
         request: Request | None = None
+        per_gpu = 0
         if options["memory_gb"] is not None:
             memory_gb = parse_decimal("--memory-gb", options["memory_gb"], MAX_MEMORY_GB)
             need_bytes = int(memory_gb * BYTES_PER_GB)
         else:
             request = read_request(options)
-            need_bytes = estimate(request.spec, request.workload).total_bytes
+            breakdown = estimate(request.spec, request.workload)
+            need_bytes, per_gpu = breakdown.total_bytes, per_gpu_overhead_bytes(breakdown)
             memory_gb = Decimal(need_bytes) / BYTES_PER_GB
         try:
             offers = current_offers(pricing_kinds=kinds)
@@ -136,9 +140,10 @@ class Command(BaseCommand):
             raise CommandError(
                 "the database has no price tables yet: run `manage.py migrate`, then `manage.py load_prices`"
             ) from None
-        gpus = load_gpus()
         engine = request.workload.engine if request is not None else "vllm"
-        ranking = rank(need_bytes, offers, gpus, pricing_kinds=kinds, engine=engine)
+        # the model page's ranking: only GPUs the model starts on, each holding the engine's budget for itself
+        gpus = startable_gpus(request.spec, engine, load_gpus()) if request is not None else list(load_gpus())
+        ranking = rank(need_bytes, offers, gpus, pricing_kinds=kinds, engine=engine, per_gpu_bytes=per_gpu)
         speeds = _speeds(request, ranking) if request is not None else {}
         if options["json"]:
             data = ranking_json(ranking, speeds)
