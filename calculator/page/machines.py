@@ -118,6 +118,7 @@ class Option:
     units: int  # GPUs of this type it needs (fit.gpus_needed; 1 for a Mac that holds it, 0 when it does not)
     mac: MacPlan | None = None  # on a Mac: its plan (the verdict and the sysctl value when the limit must be raised)
     per_gpu_bytes: int = 0  # what every GPU of a split holds for itself (fit.per_gpu_overhead_bytes)
+    loaded: bool = True  # False: none of the hardware's engines loads these weights (FP8 under llama.cpp or MLX-LM)
 
 
 def option_workload(option: str, builds: dict[str, Build], engine: str, **changes: Any) -> Workload:
@@ -174,6 +175,7 @@ class OptionNeed:
     label: str
     need_bytes: int
     per_gpu_bytes: int = 0  # what every GPU of a split holds for itself (fit.per_gpu_overhead_bytes)
+    loaded: bool = True  # False: none of the hardware's engines loads these weights (FP8 under llama.cpp or MLX-LM)
 
 
 def option_needs(
@@ -241,12 +243,12 @@ def verdict_on(
         if hardware.gpu is not None:
             units = gpus_needed(need, hardware.gpu, hardware.engine, option.per_gpu_bytes)
             starts = units == 1 and blocked is None and loads
-            options.append(Option(key, label, need, starts, starts, units, per_gpu_bytes=option.per_gpu_bytes))
+            options.append(Option(key, label, need, starts, starts, units, None, option.per_gpu_bytes, loads))
         else:
             assert hardware.mac_gib is not None
             mac = mac_plan_for_need(need, hardware.mac_gib * GIB, hardware.macos)
             fits = mac.verdict != "no" and loads
-            options.append(Option(key, label, need, fits, mac.verdict == "fits", 1 if fits else 0, mac))
+            options.append(Option(key, label, need, fits, mac.verdict == "fits", 1 if fits else 0, mac, loaded=loads))
     options.sort(key=lambda o: -o.need_bytes)
     as_released = next(o for o in options if o.key == released)
     fitting = [o for o in options if o.fits and o.need_bytes <= as_released.need_bytes]
