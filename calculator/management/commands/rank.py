@@ -30,7 +30,7 @@ from calculator.management.options import (
 )
 from calculator.page.gpus import instance_plan
 from pricing.gpus import BYTES_PER_GB, gpu_by_slug, load_gpus
-from pricing.offers import PRICING_KINDS, as_pricing_kind
+from pricing.offers import PRICING_KINDS, PricingKind, as_pricing_kind
 from pricing.selectors import current_offers
 
 # 100 TB: more than any model needs at FP32 with a long context; larger values are typos
@@ -118,11 +118,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         if (options["model"] is None) == (options["memory_gb"] is None):
             raise usage_error("model", "give a model id or --memory-gb, not both and not neither")
-        kinds = []
-        for name in options["kind"] or ("on-demand",):
-            if name.strip().lower() not in PRICING_KINDS:
-                raise usage_error("--kind", f"expected one of {', '.join(PRICING_KINDS)}, got {name!r}")
-            kinds.append(as_pricing_kind(name.strip().lower()))
+        kinds = _pricing_kinds(options["kind"])
         request: Request | None = None
         per_gpu = 0
         if options["memory_gb"] is not None:
@@ -232,3 +228,13 @@ def _workload_json(request: Request) -> dict[str, Any]:
 
 def _dumps(data: dict) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False)
+
+
+def _pricing_kinds(names: list[str] | None) -> list[PricingKind]:
+    """The pricing kinds ``--kind`` names (on-demand when none), or a usage error."""
+    kinds = []
+    for name in names or ("on-demand",):
+        if name.strip().lower() not in PRICING_KINDS:
+            raise usage_error("--kind", f"expected one of {', '.join(PRICING_KINDS)}, got {name!r}")
+        kinds.append(as_pricing_kind(name.strip().lower()))
+    return kinds
