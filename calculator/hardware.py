@@ -19,6 +19,7 @@ from calculator.estimation import (
     max_context,
     rank,
     reference_gpus_needed,
+    run_count,
 )
 from calculator.estimation.engines.builds import released_precision
 from calculator.estimation.engines.kernels import KernelRule, blocking_rule
@@ -136,7 +137,7 @@ class ModelFit:
     url: str
     display_name: str
     params_billions: float | None
-    counts: tuple[tuple[str, int], ...]  # (precision, GPUs needed, fit.gpus_needed): as released, 8-bit, 4-bit
+    counts: tuple[tuple[str, int], ...]  # (precision, GPUs needed, fit.run_count): as released, 8-bit, 4-bit
     starts: bool = True  # False: the GPU's engine has no kernels for the model's attention (engines/kernels.py)
 
 
@@ -147,9 +148,9 @@ def gpu_fit_formats(gpu: GpuSpec) -> tuple[str, str]:
 
 
 def _count(spec: ModelSpec, workload: Workload, gpu: GpuSpec) -> int:
-    """GPUs of ``gpu`` that hold ``workload``, each holding its own start-up budget (fit.gpus_needed)."""
+    """GPUs of ``gpu`` an engine runs ``workload`` on, each holding its own start-up budget (fit.run_count)."""
     breakdown = estimate(spec, workload)
-    return gpus_needed(breakdown.total_bytes, gpu, workload.engine, per_gpu_overhead_bytes(breakdown))
+    return run_count(breakdown.total_bytes, gpu, workload.engine, per_gpu_overhead_bytes(breakdown))
 
 
 def models_on_gpu(models: Sequence[tuple[str, str, float | None, ModelSpec]], gpu: GpuSpec) -> list[ModelFit]:

@@ -198,17 +198,17 @@ def write_text(out: OutputWrapper, request: Request, breakdown: Breakdown, rows:
     gpus = [row for row in rows if "count" in row]
     machines = [row for row in rows if "verdict" in row]
     if gpus:
-        out.write("GPUs needed (≤ 8 per node; vLLM and SGLang fill 90 % of what each GPU's runtime reports):")
+        out.write("GPUs an engine runs (8 per node; vLLM and SGLang fill 90 % of what each GPU's runtime reports):")
         for row in gpus:
-            nodes = f", {row['nodes']} nodes" if row["nodes"] > 1 else ""
+            nodes = f" on {row['nodes']} nodes of 8" if row["nodes"] > 1 else ""
             tp, pp = row["tensor_parallel"], row.get("pipeline_parallel", 1)
             runs = ""
             if w.engine in TENSOR_PARALLEL_ENGINES and row.get("attention_data_parallel", 1) > 1:
-                runs = f" (runs {tp} with data-parallel attention: each GPU caches its own requests)"
+                runs = f" (data-parallel attention on {tp}: each GPU caches its own requests)"
             elif w.engine in TENSOR_PARALLEL_ENGINES and pp > 1:
-                runs = f" (runs {tp} × {pp}: tensor × pipeline parallel)"
-            elif w.engine in TENSOR_PARALLEL_ENGINES and tp and tp != row["count"]:
-                runs = f" (tensor parallel runs {tp})"
+                runs = f" (tensor parallel {tp} × {pp} pipeline stages)"
+            if row.get("memory_count", row["count"]) != row["count"]:
+                runs += f"; the memory needs {row['memory_count']}, nodes are rented whole"
             if not row.get("starts", True):
                 engine = get_engine(w.engine)
                 name = engine.name if engine else w.engine

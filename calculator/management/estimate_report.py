@@ -89,7 +89,8 @@ def gpu_row(total_bytes: int, gpu: GpuSpec, spec: ModelSpec, workload: Workload)
         "slug": gpu.slug,
         "name": gpu.short_name or gpu.name,
         "memory_bytes": gpu.memory_bytes,
-        "count": plan.gpus_needed,
+        "count": plan.gpus_run,  # the GPUs an engine runs and a cloud rents (fit.run_count)
+        "memory_count": plan.gpus_needed,  # the GPUs the memory needs: fewer beyond one node (whole nodes are rented)
         "nodes": plan.nodes,
         "tensor_parallel": plan.tensor_parallel,
         "pipeline_parallel": plan.pipeline_stages,
@@ -133,13 +134,17 @@ def machine_budget(machine: Machine, engine: str, macos: str) -> int:
     return usable_bytes(machine.capacity_bytes, engine)
 
 
-def speed_json(request: Request, hardware: Hardware, count: int, workload: Workload | None = None) -> dict[str, Any]:
-    """Decode and prefill rates (core ``speed``) of ``workload`` (default: the request's, as a named split runs it);
-    the first token after a prompt of the whole context."""
+def speed_json(
+    request: Request, hardware: Hardware, count: int, workload: Workload | None = None, gpus: int | None = None
+) -> dict[str, Any]:
+    """Decode and prefill rates (core ``speed``) of ``workload`` (default: the request's, as a named split runs it) at
+    tensor-parallel degree ``count`` over ``gpus`` (more where pipeline stages follow one another); the first token
+    after a prompt of the whole context."""
     found = speed(request.spec, workload or request.workload, hardware, count)
     prefill = found.prefill_tokens_per_s
     return {
-        "gpus": count,
+        "gpus": gpus or count,
+        "tensor_parallel": count,
         "decode_per_request": {"low": found.per_request_tokens_per_s_low, "high": found.per_request_tokens_per_s_high},
         "decode_total": {"low": found.decode_tokens_per_s_low, "high": found.decode_tokens_per_s_high},
         "prefill": prefill,
@@ -181,6 +186,20 @@ def capacity_json(request: Request, gpu: GpuSpec, row: dict[str, Any], options: 
         "max_concurrency": found.max_concurrency,
         "fits": found.fits,
     }
+
+
+def inverse_from_capacity(row: dict[str, Any], capacity: dict[str, Any], model_limit: int | None) -> dict[str, Any]:
+    """A GPU row's inverse answers from the engine's start-up figures where they are modelled, so the two lines agree
+    (2 × H100 hold 13,328 tokens of Llama-3.3-70B's cache: one request of up to 13,328 tokens, one of 8,192 at a
+    time): the longest context is the cache's tokens (vLLM refuses a longer max_model_len), capped at the model's
+    limit; the most parallel requests its maximum concurrency, whole."""
+    found: dict[str, Any] = {}
+    if "max_context" in row:
+        tokens = capacity["kv_cache_tokens"]
+        found["max_context"] = min(tokens, model_limit) if model_limit else tokens
+    if "max_concurrency" in row:
+        found["max_concurrency"] = int(capacity["max_concurrency"])
+    return found
 
 
 def parse_api_price(text: str) -> ApiPrice:
@@ -302,6 +321,7 @@ def estimate_report(options: dict[str, Any]) -> EstimateReport:
             )
             if request.workload.engine in CAPACITY_ENGINES and single_stage:
                 capacity = row["engine_capacity"] = capacity_json(request, item, row, options)
+                row.update(inverse_from_capacity(row, capacity, request.spec.max_context))
             break
     offload = offload_answer(request, hardware, count, options)
     launch = launch_answer(request, rows, offload, count, options)
@@ -441,7 +461,8 @@ def hardware_answers(
     spec, workload = request.spec, request.workload
     macos = options.get("macos") or "15"
     budget = machine_budget(hardware, workload.engine, macos) if isinstance(hardware, Machine) else None
-    inverse_gpus = 1 if isinstance(hardware, Machine) else count or 1
+    # the GPUs asked for, else the plan's (the start-up line above counts the same GPUs)
+    inverse_gpus = 1 if isinstance(hardware, Machine) else count or row.get("count") or 1
     if options["max_context"] or options["max_concurrency"]:
         extra["inverse_gpus"] = inverse_gpus
     if options["max_context"]:
@@ -449,21 +470,21 @@ def hardware_answers(
     if options["max_concurrency"]:
         extra["max_concurrency"] = max_concurrency(spec, workload, hardware, inverse_gpus, budget_bytes=budget)
     if options["speed"] or price is not None:
-        running = 1
+        running = billed = 1
         if not isinstance(hardware, Machine):
             needed = count or row["count"]
             tensor_parallel = workload.engine in TENSOR_PARALLEL_ENGINES and count is None
             running = (row["tensor_parallel"] or needed) if tensor_parallel else needed
+            billed = needed if count else row.get("engine_gpus") or needed  # the plan's GPUs, every stage billed
             if tensor_parallel and row.get("attention_data_parallel", 1) > 1:  # the plan's data-parallel attention
                 workload = replace(workload, attention_data_parallel=row["attention_data_parallel"])
-        found = speed_json(request, hardware, running, workload)
+        found = speed_json(request, hardware, running, workload, billed)
         if options["speed"]:
             extra["speed"] = found
         if price is not None:
             sustained = None
             if not isinstance(hardware, Machine) and hardware.memory_bandwidth_gbps:
                 floor = parse_int("--min-tokens-per-s", str(options.get("min_tokens_per_s") or 20), 10_000)
-                memory_gpus = count or row.get("engine_gpus") or running
-                sustained = sustained_throughput(spec, workload, hardware, running, floor, memory_gpus)
-            extra["cost"] = cost_json(options, price, running, found["decode_total"]["low"], sustained)
+                sustained = sustained_throughput(spec, workload, hardware, running, floor, billed)
+            extra["cost"] = cost_json(options, price, billed, found["decode_total"]["low"], sustained)
     return extra

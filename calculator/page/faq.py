@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from django.utils.translation import gettext
 
-from calculator.estimation import Mode, budget_bytes, gpus_needed
+from calculator.estimation import Mode, budget_bytes, run_count
 from calculator.formatting import format_day, format_gb, format_money, format_number
 from calculator.labels import hosted_provider, requests_phrase
 from calculator.plan_state import volume_words
@@ -210,7 +210,7 @@ def _count(f: _Figures) -> str:
     counts = ", ".join(
         gettext("%(count)s × %(size)s GB")
         % {
-            "count": gpus_needed(f.released.need_bytes, gpu, f.engine, f.released.per_gpu_bytes),
+            "count": run_count(f.released.need_bytes, gpu, f.engine, f.released.per_gpu_bytes),
             "size": f"{gpu.memory_gb:g}",
         }
         for gpu in f.count_gpus

@@ -17,7 +17,7 @@ from calculator.estimation import (
     estimate,
     get_engine,
     get_precision,
-    gpus_needed,
+    run_count,
 )
 from calculator.estimation.engines.builds import engine_loads, released_precision
 from calculator.estimation.engines.kernels import KernelRule, blocking_rule
@@ -115,7 +115,7 @@ class Option:
     need_bytes: int
     fits: bool  # on one unit (after raising a Mac's limit)
     fits_default: bool  # without raising a Mac's limit
-    units: int  # GPUs of this type it needs (fit.gpus_needed; 1 for a Mac that holds it, 0 when it does not)
+    units: int  # GPUs of this type it needs (fit.run_count; 1 for a Mac that holds it, 0 when it does not)
     mac: MacPlan | None = None  # on a Mac: its plan (the verdict and the sysctl value when the limit must be raised)
     per_gpu_bytes: int = 0  # what every GPU of a split holds for itself (fit.per_gpu_overhead_bytes)
     loaded: bool = True  # False: none of the hardware's engines loads these weights (FP8 under llama.cpp or MLX-LM)
@@ -241,7 +241,7 @@ def verdict_on(
         # with its need but never the answer
         loads = key in formats or any(_loads_precision(engine, key) for engine in engines)
         if hardware.gpu is not None:
-            units = gpus_needed(need, hardware.gpu, hardware.engine, option.per_gpu_bytes)
+            units = run_count(need, hardware.gpu, hardware.engine, option.per_gpu_bytes)
             starts = units == 1 and blocked is None and loads
             options.append(Option(key, label, need, starts, starts, units, None, option.per_gpu_bytes, loads))
         else:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from calculator.estimation import GIB, Mode, RankedOffer, Term, apple_fit, fit
+from calculator.estimation import GIB, Mode, RankedOffer, Term, apple_fit, run_count
 from calculator.estimation.engines.builds import build_runtimes
+from calculator.estimation.memory.fit import per_gpu_overhead_bytes
 from calculator.page.inputs import Build
 from calculator.state import MAC_MEMORY_GIB, CalculatorState
 from pricing.gpus import GpuSpec
@@ -131,13 +132,14 @@ def build_rows(
     h100 = index.get("h100-sxm")
     rows = []
     for build in builds:
-        need = None
+        need, per_gpu = None, 0
         if build.file_size_bytes:
-            _, need = estimates.need(estimates.workload(state, Mode.INFERENCE, build.key))
+            breakdown, need = estimates.need(estimates.workload(state, Mode.INFERENCE, build.key))
+            per_gpu = per_gpu_overhead_bytes(breakdown)
         one = smallest_single_gpu(need, gpus, state.engine) if need else None
         count = None
         if need and one is None and h100 is not None:
-            count = GpuCount(fit(need, h100, state.engine).count, h100.short_name)
+            count = GpuCount(run_count(need, h100, state.engine, per_gpu), h100.short_name)
         rows.append(
             BuildRow(
                 build=build,

@@ -20,17 +20,16 @@ from calculator.estimation import (
     cost_per_million_tokens,
     cost_per_month,
     estimate,
-    fit,
     gpus_needed,
     max_concurrency,
     max_context,
     reference_gpus_needed,
+    run_count,
     speed,
-    tensor_parallel_size,
     units_needed,
     usable_bytes,
 )
-from calculator.estimation.memory.fit import per_gpu_overhead_bytes
+from calculator.estimation.memory.fit import gpus_to_run, per_gpu_overhead_bytes, tensor_parallel_degrees
 from calculator.estimation.plan.deployment import PlannedGpu
 from pricing.gpus import PrefillRun
 from tests.calculator.estimation_specs import hub_spec, llama_31_8b
@@ -80,18 +79,24 @@ def test_the_reference_rule_counts_90_percent_of_the_nameplate():
     assert reference_gpus_needed(0, 80 * GB) == 1
 
 
-def test_fit_reports_count_nodes_and_headroom():
-    result = fit(700 * GB, H100)
-    assert (result.count, result.nodes, result.fits_one_node) == (10, 2, False)
-    assert result.budget_bytes == H100_BUDGET
-    assert result.headroom_bytes == 10 * H100_BUDGET - 700 * GB
+def test_a_need_beyond_one_node_runs_on_whole_nodes():
+    # 700 GB on H100: the memory needs 10, an engine runs two nodes of 8
+    assert gpus_needed(700 * GB, H100) == 10
+    assert run_count(700 * GB, H100) == 16
+    assert run_count(500 * GB, H100) == gpus_needed(500 * GB, H100) == 7
 
 
-def test_tensor_parallel_rounds_up_to_a_divisor_of_the_heads():
-    # 5 GPUs cannot split 64 heads evenly: vLLM needs TP 8
-    assert tensor_parallel_size(5, 64, 64) == 8
-    assert tensor_parallel_size(3, 64, 4) == 4
-    assert tensor_parallel_size(9, 64, 8) is None
+def test_tensor_parallel_degrees_split_the_heads_evenly_within_a_node():
+    # 64 heads, 8 KV heads: 1, 2, 4, 8; 64 heads with 4 KV heads replicate them at 8; 40 heads: 1, 2, 4, 5, 8
+    assert tensor_parallel_degrees(64, 8) == (1, 2, 4, 8)
+    assert tensor_parallel_degrees(64, 4) == (1, 2, 4, 8)
+    assert tensor_parallel_degrees(40, 8) == (1, 2, 4, 8)
+    assert tensor_parallel_degrees(40, 40) == (1, 2, 4, 5, 8)
+
+
+def test_a_count_within_a_node_runs_as_counted_and_beyond_on_whole_nodes():
+    # docs/methodology.md §4.9: clouds rent multi-node GPUs by the node of 8
+    assert [gpus_to_run(n) for n in (1, 5, 8, 9, 10, 16, 17)] == [1, 5, 8, 16, 16, 16, 24]
 
 
 def test_apple_fit_gives_the_wired_limit_to_set_when_the_default_is_too_small():
@@ -215,21 +220,6 @@ def test_raised_wired_limit_is_never_below_the_need_even_next_to_the_cap():
         if fitted.wired_limit_mb is not None:
             assert fitted.wired_limit_mb * 2**20 >= need
             assert fitted.wired_limit_mb * 2**20 <= ram
-
-
-def test_five_gpus_of_memory_for_64_heads_run_as_tensor_parallel_8():
-    # docs/methodology.md §4.9: vLLM and SGLang need the heads to divide by the TP degree
-    from calculator.estimation.memory.fit import parallel_plan
-
-    plan = parallel_plan(5, attention_heads=64, kv_heads=8)
-    assert (plan.tensor_parallel, plan.pipeline_stages, plan.gpus_run) == (8, 1, 8)
-
-
-def test_a_count_beyond_one_node_runs_full_nodes_as_pipeline_stages():
-    from calculator.estimation.memory.fit import parallel_plan
-
-    plan = parallel_plan(11, attention_heads=128, kv_heads=128)
-    assert (plan.tensor_parallel, plan.pipeline_stages, plan.gpus_run) == (8, 2, 16)
 
 
 def test_mla_latent_replicated_on_every_gpu_is_checked_per_gpu():

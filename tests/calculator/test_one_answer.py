@@ -108,6 +108,8 @@ def test_the_home_lists_name_what_the_can_it_run_pages_answer(client, site):
 
 @pytest.mark.parametrize("gpu", DATACENTER)
 def test_datacenter_gpus_get_one_count_on_every_surface(client, site, gpu):
+    """The count, and the split an engine runs on it, on the runs-on and GPU pages, the API, the FAQ and the command
+    line: a count within a node runs on exactly those GPUs, beyond a node on whole nodes (docs/methodology.md §4.9)."""
     gpu_page = parse(client.get(f"/en/gpus/{gpu}/").content)
     counts = {r.attrs["data-model"]: r for r in gpu_page.one("table", id="models-on-gpu").select("tr", data_model=True)}
     for hub_id in MODELS:
@@ -123,9 +125,19 @@ def test_datacenter_gpus_get_one_count_on_every_surface(client, site, gpu):
         if row is not None:
             assert row.one("td", data_precision=released).attrs["data-count"] == units, (hub_id, gpu)
         api = json.loads(client.get("/api/v1/estimate", {"model": hub_id}).content)
+        layout = (cli["gpus"][0]["tensor_parallel"], cli["gpus"][0]["pipeline_parallel"])
         for offer in api["gpus"]["by_gpu"]:
             if offer["gpu"] == gpu:
-                assert str(offer["gpus_needed"]) == units, (hub_id, gpu)
+                assert str(offer["gpus_needed"]) == str(cli["gpus"][0]["memory_count"]), (hub_id, gpu)
+                if offer["instance_gpus"] == int(units):  # an instance of exactly the count runs the same split
+                    assert (offer["tensor_parallel"], offer["pipeline_parallel"]) == layout, (hub_id, gpu)
+        if gpu == "h100-sxm":  # the FAQ counts H100s at the precision the model ships in
+            faq = next(item for item in api["faq"] if item["key"] == "count")
+            assert f"{units} × 80 GB" in faq["answer"].replace("\xa0", " "), (hub_id, faq["answer"])
+        several = {c["gpu_name"]: c for c in api["gpus"]["several_nodes"]}
+        if int(units) > 8:  # the page's several-node list names the GPUs an engine runs
+            listed = several[cli["gpus"][0]["name"]]
+            assert (listed["gpus_run"], listed["nodes"]) == (int(units), cli["gpus"][0]["nodes"]), (hub_id, gpu)
 
 
 @pytest.mark.parametrize("hub_id", MODELS)

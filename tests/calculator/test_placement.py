@@ -103,15 +103,13 @@ def test_the_page_prices_runs_and_launches_the_split_that_fits(client):
         assert f"--pipeline-parallel-size {pp}" in command
 
 
-def test_the_command_line_runs_the_split_the_page_runs():
-    """DeepSeek-V3 at 128K × 16 on H200: 7 hold the 918 GB, but TP 8 overflows each rank and 7 split no heads evenly:
-    the command line's row and its vLLM command run data-parallel attention over 8 GPUs, as the page's ranking
-    does."""
+def test_the_command_line_runs_the_split_of_exactly_the_gpus_it_counts():
+    """DeepSeek-V3 at 128K × 16 on H200: 7 hold the 918 GB; 7 split no heads evenly, so the command line (which names no
+    instance) runs them as 7 pipeline stages, as a page row on an instance of 7 would, and its vLLM command says so.
+    An instance of 8 runs data-parallel attention instead (the ranking's rows, tested above)."""
     data = run(DEEPSEEK, "--context", "128K", "--concurrency", "16", "--gpu", "h200-sxm", "--launch", "vllm")
     row = data["gpus"][0]
-    assert (row["count"], row["tensor_parallel"], row["pipeline_parallel"]) == (7, 8, 1)
-    assert row["attention_data_parallel"] == 8
+    assert (row["count"], row["tensor_parallel"], row["pipeline_parallel"]) == (7, 1, 7)
+    assert row["attention_data_parallel"] == 1 and row["engine_gpus"] == 7
     command = data["launch"]["command"]
-    assert "--data-parallel-size 8 --enable-expert-parallel" in command and "--max-num-seqs 2" in command
-    assert "--tensor-parallel-size" not in command
-    assert "engine_capacity" not in row  # one engine per GPU: the start-up report is not modelled, none printed
+    assert "--pipeline-parallel-size 7" in command and "--tensor-parallel-size" not in command

@@ -44,7 +44,9 @@ def test_rank_json_reproduces_the_seed_fp16_tables():
         ("Lambda", "61.52"),
         ("AWS", "63.296"),
     ]
-    assert data["several_nodes"] == [{"gpu": "A40 48GB", "gpu_family": "a40-48gb", "gpus_needed": 17, "nodes": 3}]
+    assert data["several_nodes"] == [
+        {"gpu": "A40 48GB", "gpu_family": "a40-48gb", "gpus_needed": 17, "nodes": 3, "gpus_run": 24}
+    ]
     assert data["by_gpu"][0]["instance_gpus"] == 4 and data["by_gpu"][0]["gpus_needed"] == 4
     assert data["by_gpu"][0]["captured_at"].startswith("2026-11-13")
 
@@ -54,7 +56,7 @@ def test_rank_text_shows_rows_per_gpu_per_provider_and_the_several_node_list():
     assert "4 × MI300X 192GB" in text and "$    9.56/h" in text and "6,979/month" in text
     assert "8 × H200 141GB" in text and "(the memory needs 6)" in text
     assert "AWS" in text and "$   63.30/h" in text and "46,206/month" in text
-    assert "several nodes needed: A40 48GB (17)" in text
+    assert "several nodes needed: A40 48GB (24 on 3 nodes)" in text
 
 
 def test_rank_int4_need_picks_eight_a40s_sold_as_eight():

@@ -47,8 +47,9 @@ class GpuCountOut(Schema):
     gpu_family: str
     gpu_name: str
     memory_bytes: int
-    gpus_needed: int
+    gpus_needed: int = Field(..., description="GPUs the memory needs under the engine's budget")
     nodes: int
+    gpus_run: int = Field(..., description="GPUs an engine runs and a cloud rents: whole nodes of 8 beyond one")
 
 
 class KernelRuleOut(Schema):

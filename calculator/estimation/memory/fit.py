@@ -131,39 +131,19 @@ def nodes_needed(gpu_count: int) -> int:
     return max(1, -(-gpu_count // MAX_GPUS_PER_NODE))
 
 
-@dataclass(frozen=True, slots=True)
-class Fit:
-    """The answer to "how many of this GPU does this need"."""
-
-    gpu_slug: str
-    gpu_name: str
-    memory_bytes: int  # one GPU, as marketed
-    budget_bytes: int  # what one GPU holds for the engine (usable_bytes of the runtime's total)
-    total_bytes: int  # the need that was fitted
-    count: int  # GPUs needed under the engine's budget
-    nodes: int  # nodes of at most 8 GPUs
-    fits_one_gpu: bool
-    fits_one_node: bool
-    headroom_bytes: int  # budget left over on `count` GPUs (budget × count − total)
+def gpus_to_run(memory_count: int) -> int:
+    """The GPUs an engine runs, and a reader rents, for ``memory_count`` (gpus_needed's count): the count itself within
+    one node; whole nodes of 8 beyond it, since vLLM and SGLang run a multi-node split as tensor parallel within each
+    node and pipeline stages across nodes, and clouds rent such GPUs by the node (DeepSeek-V3 at FP16 on H100: the
+    memory needs 10, the engine runs 16 on two nodes; docs/methodology.md §4.9)."""
+    count = max(1, memory_count)
+    return count if count <= MAX_GPUS_PER_NODE else nodes_needed(count) * MAX_GPUS_PER_NODE
 
 
-def fit(total_bytes: int, gpu: GpuLike, engine: str = "vllm") -> Fit:
-    """GPUs of type ``gpu`` needed for ``total_bytes`` under ``engine``'s budget, and the nodes they take."""
-    budget = budget_bytes(gpu, engine)
-    count = units_needed(total_bytes, budget)
-    nodes = nodes_needed(count)
-    return Fit(
-        gpu_slug=gpu.slug,
-        gpu_name=gpu.name,
-        memory_bytes=int(gpu.memory_bytes),
-        budget_bytes=budget,
-        total_bytes=total_bytes,
-        count=count,
-        nodes=nodes,
-        fits_one_gpu=count == 1,
-        fits_one_node=count <= MAX_GPUS_PER_NODE,
-        headroom_bytes=budget * count - total_bytes,
-    )
+def run_count(total_bytes: int, gpu: HasCapacity, engine: str = "vllm", per_gpu_bytes: int = 0) -> int:
+    """The GPUs of type ``gpu`` an engine runs a need on where no instance is named (the count the FAQ, the runs-on
+    and GPU pages and the command line give): gpus_needed's count, in whole nodes beyond one (gpus_to_run)."""
+    return gpus_to_run(gpus_needed(total_bytes, gpu, engine, per_gpu_bytes))
 
 
 def tensor_parallel_degrees(attention_heads: int, kv_heads: int) -> tuple[int, ...]:
@@ -172,15 +152,6 @@ def tensor_parallel_degrees(attention_heads: int, kv_heads: int) -> tuple[int, .
     replicated beyond that, docs/methodology.md §3.1)."""
     heads, kv = max(1, attention_heads), max(1, kv_heads)
     return tuple(t for t in range(1, MAX_GPUS_PER_NODE + 1) if heads % t == 0 and (kv % t == 0 or t % kv == 0))
-
-
-def tensor_parallel_size(count: int, attention_heads: int, kv_heads: int) -> int | None:
-    """The smallest tensor-parallel degree ≥ ``count`` (within one node) that splits the attention heads evenly.
-
-    vLLM and SGLang require the query heads to divide by the TP degree, and KV heads either to divide by it or
-    to divide it (they are replicated beyond that, docs/methodology.md §3.1). ``None``: no such degree within a
-    node; the model then needs pipeline parallelism or several nodes."""
-    return next((tp for tp in tensor_parallel_degrees(attention_heads, kv_heads) if tp >= count), None)
 
 
 # macOS's default GPU working set (Metal ``recommendedMaxWorkingSetSize``) as a share of RAM, by macOS version
@@ -266,18 +237,6 @@ class ParallelPlan:
     # GPUs that each run attention for their own requests (engines/dp_attention.py, §4.11); 1: plain tensor parallelism.
     # When > 1 it equals gpus_run, in one stage: SGLang --tp N --dp-size N, vLLM --data-parallel-size N.
     attention_data_parallel: int = 1
-
-
-def parallel_plan(memory_count: int, attention_heads: int, kv_heads: int) -> ParallelPlan:
-    """vLLM and SGLang split heads evenly (§3.1): 5 GPUs for 64 heads run as TP 8. Beyond a node, the largest
-    degree within one node that the heads allow, repeated over pipeline stages."""
-    count = max(1, memory_count)
-    tp = tensor_parallel_size(count, attention_heads, kv_heads)
-    if tp is not None:
-        return ParallelPlan(count, tp, 1, tp)
-    widest = tensor_parallel_degrees(attention_heads, kv_heads)[-1]
-    stages = -(-count // widest)
-    return ParallelPlan(count, widest, stages, widest * stages)
 
 
 def plan_on_instance(

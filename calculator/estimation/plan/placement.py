@@ -25,7 +25,9 @@ from ..memory.fit import (
     ParallelPlan,
     budget_bytes,
     fits_per_gpu,
+    gpus_to_run,
     per_gpu_overhead_bytes,
+    plan_on_instance,
     tensor_parallel_degrees,
 )
 from ..workload import Mode, Workload
@@ -74,21 +76,17 @@ def dp_attention_fit(spec: ModelSpec, workload: Workload, gpu: GpuLike) -> Calla
 
 def engine_plan(spec: ModelSpec, workload: Workload, gpu: GpuLike, count: int) -> ParallelPlan:
     """The split an engine runs for ``count`` GPUs of type ``gpu`` (gpus_needed's count) where no instance is named
-    (the command line): the smallest tensor-parallel degree of at least ``count`` that the heads allow and whose ranks
-    each hold their share (3 needed run as TP 4, 5 as TP 8); else the widest degree that holds, over as many pipeline
-    stages as it takes (10 × H100 run as 8 × 2 on two nodes; DeepSeek-V3's latent at long context forces narrower)."""
+    (the command line, the FAQ, the runs-on and GPU pages): within a node, on exactly those GPUs, as a per-GPU
+    marketplace instance of that size runs it (fit.plan_on_instance: 5 × H100 as TP 1 × 5 stages, 6 as TP 2 × 3);
+    beyond a node, on whole nodes (fit.gpus_to_run), tensor parallel within each node and pipeline stages across
+    them (10 needed run as 16 = TP 8 × 2 stages on two nodes), at the widest degree whose ranks each hold their
+    share (DeepSeek-V3's latent at long context forces narrower)."""
     fits = rank_fit(spec, workload, gpu)
+    if count <= MAX_GPUS_PER_NODE:
+        dp_fits = dp_attention_fit(spec, workload, gpu)
+        return plan_on_instance(count, count, spec.num_attention_heads, spec.num_kv_heads, fits, dp_fits)
+    run = gpus_to_run(count)
     allowed = tensor_parallel_degrees(spec.num_attention_heads, spec.num_kv_heads)
-    for tp in allowed:
-        if count <= tp and (fits is None or fits(tp, tp)):
-            return ParallelPlan(count, tp, 1, tp)
-    dp_fits = dp_attention_fit(spec, workload, gpu)
-    if dp_fits is not None:  # the repeated cache overflows every degree that reaches the count: §4.11
-        ranks = next((d for d in allowed if count <= d <= MAX_GPUS_PER_NODE and d > 1 and dp_fits(d)), None)
-        if ranks is not None:
-            return ParallelPlan(count, ranks, 1, ranks, attention_data_parallel=ranks)
-    for tp in reversed(allowed):
-        stages = -(-count // tp)
-        if fits is None or tp == 1 or fits(tp, tp * stages):
-            return ParallelPlan(count, tp, stages, tp * stages)
-    return ParallelPlan(count, 1, count, count)
+    within_node = [tp for tp in reversed(allowed) if MAX_GPUS_PER_NODE % tp == 0]
+    tp = next((tp for tp in within_node if tp == 1 or fits is None or fits(tp, run)), 1)
+    return ParallelPlan(count, tp, run // tp, run)

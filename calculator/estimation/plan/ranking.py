@@ -19,7 +19,7 @@ from typing import Protocol
 
 from pricing.offers import HOURS_PER_MONTH, OfferRecord, PricingKind
 
-from ..memory.fit import MAX_GPUS_PER_NODE, UNREACHABLE_GPUS, gpus_needed, nodes_needed
+from ..memory.fit import MAX_GPUS_PER_NODE, UNREACHABLE_GPUS, gpus_needed, gpus_to_run, nodes_needed
 
 DEFAULT_PRICING_KINDS: tuple[PricingKind, ...] = ("on-demand",)
 
@@ -100,13 +100,15 @@ class RankedOffer:
 
 @dataclass(frozen=True, slots=True)
 class GpuCount:
-    """A GPU type and how many of it a need takes (used for the several-node list)."""
+    """A GPU type and how many of it a need takes (used for the several-node list): the GPUs the memory needs and
+    the GPUs an engine runs, whole nodes beyond one (fit.gpus_to_run)."""
 
     gpu_family: str
     gpu_name: str
     memory_bytes: int
     gpus_needed: int
     nodes: int
+    gpus_run: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +174,7 @@ def _count(
     noted among those that take several nodes or those that fit one (neither where no count holds it)."""
     family, name = _family(gpu)
     needed = gpus_needed(need_bytes, gpu, engine, per_gpu_bytes)
-    counted = GpuCount(family, name, int(gpu.memory_bytes), needed, nodes_needed(needed))
+    counted = GpuCount(family, name, int(gpu.memory_bytes), needed, nodes_needed(needed), gpus_to_run(needed))
     if needed >= UNREACHABLE_GPUS:
         pass  # one GPU's budget holds nothing beside the engine's start-up budget
     elif needed > MAX_GPUS_PER_NODE:
@@ -284,5 +286,8 @@ def several_node_gpus(
             continue  # one GPU's budget holds nothing beside the engine's start-up budget
         if needed > MAX_GPUS_PER_NODE:
             family, name = _family(gpu)
-            found.setdefault(family, GpuCount(family, name, int(gpu.memory_bytes), needed, nodes_needed(needed)))
+            found.setdefault(
+                family,
+                GpuCount(family, name, int(gpu.memory_bytes), needed, nodes_needed(needed), gpus_to_run(needed)),
+            )
     return _ordered(found.values())

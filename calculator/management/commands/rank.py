@@ -70,7 +70,13 @@ def ranking_json(ranking: Ranking, speeds: dict | None = None) -> dict:
         "by_gpu": [_row_json(row, speeds) for row in ranking.by_gpu],
         "by_provider": [_row_json(row, speeds) for row in ranking.by_provider],
         "several_nodes": [
-            {"gpu": c.gpu_name, "gpu_family": c.gpu_family, "gpus_needed": c.gpus_needed, "nodes": c.nodes}
+            {
+                "gpu": c.gpu_name,
+                "gpu_family": c.gpu_family,
+                "gpus_needed": c.gpus_needed,
+                "nodes": c.nodes,
+                "gpus_run": c.gpus_run,
+            }
             for c in ranking.several_nodes
         ],
         "no_large_instance": [
@@ -167,7 +173,7 @@ class Command(BaseCommand):
         for row in ranking.by_provider:
             self.stdout.write("  " + _line(row) + _speed_text(speeds.get(_key(row))))
         if ranking.several_nodes:
-            names = ", ".join(f"{c.gpu_name} ({c.gpus_needed})" for c in ranking.several_nodes)
+            names = ", ".join(f"{c.gpu_name} ({c.gpus_run} on {c.nodes} nodes)" for c in ranking.several_nodes)
             self.stdout.write(f"\nMore than 8: several nodes needed: {names}")
         if ranking.no_large_instance:
             names = ", ".join(f"{c.gpu_name} ({c.gpus_needed})" for c in ranking.no_large_instance)
