@@ -61,6 +61,10 @@ SOURCE_TEXTS = {
         "No published %(precision)s build of this model is known to us: the first lines download the released "
         "16-bit weights and convert them with the engine’s own tools."
     ),
+    "converted_release": _(
+        "No published %(precision)s build of this model is known to us: the first lines download the release and "
+        "convert it with llama.cpp’s tools, which keep its %(released)s weights as they are."
+    ),
     "converted_calibrated": _(
         "No published %(precision)s build of this model is known to us: the first lines download the released "
         "16-bit weights and convert them with llama.cpp’s tools. This type needs an importance matrix: put a few "
@@ -107,6 +111,8 @@ def weights_source_text(source: WeightsSource) -> str:
         key = "published_shared"
     elif source.needs_calibration:
         key = "converted_calibrated"
+    elif source.kind.value == "converted" and source.released != "fp16":  # an MXFP4 release converted as it is
+        key = "converted_release"
     else:
         key = source.kind.value
     text = SOURCE_TEXTS[key]

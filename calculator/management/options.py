@@ -305,7 +305,7 @@ def add_workload_arguments(parser: CommandParser) -> None:
     parser.add_argument("--mode", default="inference", help=" | ".join(MODES))
     parser.add_argument("--context", default="8192", help="tokens per request: 8192, 8K, 128k, 1M")
     parser.add_argument("--concurrency", default="1", help="requests served in parallel")
-    parser.add_argument("--engine", default="vllm", help=" | ".join(ENGINES))
+    parser.add_argument("--engine", help=" | ".join(ENGINES) + " (default: --launch's engine, else vllm)")
     parser.add_argument("--kv-dtype", default="fp16", help=" | ".join(KV_DTYPES))
     parser.add_argument(
         "--vllm-version",
@@ -361,6 +361,9 @@ def read_request(options: dict[str, Any], **workload_fields: Any) -> Request:
         mode = Mode(str(options["mode"]).strip().lower())
     except ValueError:
         raise usage_error("--mode", f"expected one of {', '.join(MODES)}, got {options['mode']!r}") from None
+    # one plan: a command for an engine is sized under that engine (mlx: llama.cpp's rules stand in, as on Macs)
+    launch = options.get("launch")
+    options["engine"] = options.get("engine") or (launch if launch in ENGINES else None) or "vllm"
     engine = get_engine(options["engine"])
     if engine is None:
         raise usage_error("--engine", f"expected one of {', '.join(ENGINES)}, got {options['engine']!r}")

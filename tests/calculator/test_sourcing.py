@@ -61,6 +61,10 @@ RULES = [
     ("llama.cpp", "fp16", "q4_k_m", (), SourceKind.CONVERTED, "Llama-3.1-8B-Instruct-Q4_K_M.gguf", ""),
     ("llama.cpp", "fp16", "fp16", (), SourceKind.CONVERTED, "Llama-3.1-8B-Instruct-BF16.gguf", ""),
     ("llama.cpp", "mxfp4", "q8_0", (), SourceKind.CONVERTED, "Llama-3.1-8B-Instruct-Q8_0.gguf", ""),
+    # the MXFP4 release as released: the converter keeps its MXFP4 experts (gpt-oss under llama.cpp)
+    ("llama.cpp", "mxfp4", "mxfp4", (), SourceKind.CONVERTED, "Llama-3.1-8B-Instruct-MXFP4.gguf", ""),
+    ("ollama", "mxfp4", "mxfp4", (), SourceKind.CONVERTED, "./Llama-3.1-8B-Instruct-MXFP4.gguf", ""),
+    ("llama.cpp", "fp16", "mxfp4", (), SourceKind.NONE, "", Missing.WRONG_FORMAT),
     ("llama.cpp", "fp8", "q2_k", (), SourceKind.NONE, "", Missing.NOT_FROM_RELEASE),
     ("llama.cpp", "fp16", "awq", (), SourceKind.NONE, "", Missing.WRONG_FORMAT),
     ("mlx", "fp16", "mlx-4bit", (), SourceKind.CONVERTED, "Llama-3.1-8B-Instruct-4bit", ""),
@@ -265,6 +269,9 @@ def test_the_command_line_refuses_a_launch_no_build_backs_and_names_the_source_o
     assert cast["source"] == "on_the_fly" and "--quantization fp8" in cast["command"]
     released = run(GLM, "--gpu", "h100-sxm", "--launch", "vllm")["launch"]
     assert released["source"] == "released" and "--quantization" not in released["command"]
+    gpt_oss = run(GPT_OSS, "--gpu", "rtx-4090", "--launch", "llama.cpp")  # sized and started under llama.cpp
+    assert gpt_oss["workload"]["engine"] == "llama.cpp" and gpt_oss["launch"]["source"] == "converted"
+    assert gpt_oss["launch"]["command"].startswith("llama-server -m gpt-oss-120b-MXFP4.gguf")
     mac = run(GLM, "--precision", "mlx-4bit", "--gpu", "mac-256", "--launch", "mlx")["launch"]
     assert mac["source"] == "published" and "orcarouter/GLM-5.3-Flash-MLX" in mac["command"]
 

@@ -157,6 +157,11 @@ def _server(engine: str, hub_id: str, released: str, precision: str, builds: Seq
 def _gguf(engine: str, hub_id: str, released: str, precision: str, builds: Sequence[PublishedBuild]) -> WeightsSource:
     found = PRECISIONS.get(precision)
     ftype = found.gguf_ftype if found is not None and found.gguf_ftype else _FLOAT_FILES.get(precision, "")
+    if precision == released == "mxfp4":
+        # the MXFP4 release as released: convert_hf_to_gguf.py keeps gpt-oss's MXFP4 experts as MXFP4 and writes every
+        # other tensor at --outtype (BF16 here), the file the MXFP4 setting sizes (calculator/validation rows
+        # gguf-gpt-oss-20b-f16: 13.8 GB; SOURCES.md "GGUF from an MXFP4 release")
+        ftype = "BF16"
     for build in builds:
         if build.format == "GGUF" and (build.precision == precision or build.label.upper() == ftype):
             reference = f"{build.repo_id}:{build.label}"
@@ -167,7 +172,7 @@ def _gguf(engine: str, hub_id: str, released: str, precision: str, builds: Seque
         return WeightsSource(SourceKind.NONE, missing=Missing.NOT_FROM_RELEASE)
     folder = _folder(hub_id)
     outtype = {"F16": "f16", "F32": "f32"}.get(ftype, "bf16")
-    target = wide = f"{folder}-{outtype.upper()}.gguf"
+    target = wide = f"{folder}-{'MXFP4' if released == 'mxfp4' else outtype.upper()}.gguf"
     prepare = [
         shlex.join(["hf", "download", hub_id, "--local-dir", folder]),
         shlex.join(["python", "llama.cpp/convert_hf_to_gguf.py", folder, "--outtype", outtype, "--outfile", wide]),
