@@ -47,7 +47,10 @@ def test_gpt_oss_reports_tokens_per_layer_group_and_sliding_layers_need_few_bloc
     capacity = engine_capacity(hub_spec("openai/gpt-oss-20b"), H100_TOTAL, settings)
     per_request = 131072 // 16 + (-(-(127 + 8192) // 16) + 1)
     assert capacity.max_concurrency == pytest.approx(capacity.num_blocks / per_request)
-    assert capacity.kv_cache_tokens == capacity.num_blocks // 2 * 16
+    # from 0.21 vLLM logs concurrency × max_model_len (kv_cache_utils.get_kv_cache_capacity, §3.10)
+    assert capacity.kv_cache_tokens == int(capacity.num_blocks / per_request * 131072)
+    older = engine_capacity(hub_spec("openai/gpt-oss-20b"), H100_TOTAL, replace(settings, release="0.19"))
+    assert older.kv_cache_tokens == older.num_blocks // 2 * 16
 
 
 def test_tensor_parallel_splits_weights_and_kv_heads_but_adds_communication_memory():
@@ -142,3 +145,56 @@ def test_an_older_sglang_keeps_a_larger_pool_on_an_h100():
     older = engine_capacity(spec, H100_TOTAL, replace(base, release="0.4.9"))
     assert older.kv_cache_tokens > current.kv_cache_tokens
     assert (current.release, older.release) == ("SGLang 0.5.3 and later", "SGLang 0.4.8–0.5.2")
+
+
+H200_TOTAL = round(139.8 * GIB)
+
+
+def test_vllm_runs_a_sparse_attention_model_in_64_token_blocks():
+    # §3.10: vLLM forces 64-token blocks for FlashMLA sparse; the 0.19 line reports blocks × block
+    settings = EngineSettings(tensor_parallel=8, max_model_len=32768, precision="fp8", kv_dtype="fp8", release="0.19")
+    capacity = engine_capacity(hub_spec("deepseek-ai/DeepSeek-V3.2"), H200_TOTAL, settings)
+    assert capacity.block_tokens == 64
+    assert capacity.kv_cache_tokens == capacity.num_blocks * 64
+    # one group of 61 latent (656 B) and 61 indexer (132 B) pages per block
+    assert capacity.page_bytes_per_token == 61 * (656 + 132)
+    assert capacity.num_blocks == capacity.kv_cache_bytes // (64 * 61 * 788)
+
+
+@pytest.mark.parametrize(("kv_dtype", "bytes_per_token"), [("fp8", 61 * (656 + 132)), ("bf16", 61 * (576 * 2 + 132))])
+def test_sglang_counts_the_dsa_latent_layout_and_the_indexer_in_its_cell(kv_dtype, bytes_per_token):
+    # §3.3, §4.2: sglang pool_configurator._compute_cell_size adds the indexer key to the MLA cell
+    settings = EngineSettings(engine="sglang", tensor_parallel=8, max_model_len=32768, kv_dtype=kv_dtype)
+    tokens, _ = kv_tokens_from_memory(hub_spec("deepseek-ai/DeepSeek-V3.2"), 40 * GIB, settings)
+    assert tokens == 40 * GIB // bytes_per_token
+
+
+def test_the_indexer_does_not_shrink_the_vllm_block_count_under_tensor_parallelism():
+    # §3.3: latent and indexer key are whole on every rank, so TP 4 and TP 8 leave the same blocks per GiB
+    spec = hub_spec("deepseek-ai/DeepSeek-V3.2")
+    four = kv_tokens_from_memory(spec, 40 * GIB, EngineSettings(tensor_parallel=4, kv_dtype="fp8", release="0.19"))
+    eight = kv_tokens_from_memory(spec, 40 * GIB, EngineSettings(tensor_parallel=8, kv_dtype="fp8", release="0.19"))
+    assert four == eight
+
+
+def test_vllm_07_08_gives_sliding_layers_full_blocks_and_later_lines_keep_only_the_window():
+    # §3.4, §3.10: 0.8.5 unify_hybrid_kv_cache_specs makes every gemma-3 layer a full-attention layer (one group);
+    # from 0.9.2 the hybrid KV cache manager keeps sliding groups to window + batch tokens
+    spec = hub_spec("google/gemma-3-27b-it")
+    settings = EngineSettings(max_model_len=32768, kv_dtype="bf16")
+    old_tokens, old_concurrency = kv_tokens_from_memory(spec, 20 * GIB, replace(settings, release="0.8"))
+    assert old_concurrency == pytest.approx(old_tokens / 32768)
+    _, new_concurrency = kv_tokens_from_memory(spec, 20 * GIB, replace(settings, release="0.19"))
+    assert new_concurrency > 2 * old_concurrency
+
+
+def test_a_hybrid_mla_model_aligns_its_block_to_each_lines_kernel_block():
+    # §3.9, §3.10: GLM-5.3-Flash at TP 8, bf16: state 542,720 B per rank, latent 1,024 B per token;
+    # 16 · cdiv(…) = 544 on 0.11, 64 · 9 = 576 on 0.12–0.25, 128 · 5 = 640 from 0.28
+    spec = hub_spec("zai-org/GLM-5.3-Flash")
+    base = EngineSettings(tensor_parallel=8, max_model_len=32768, precision="fp8", kv_dtype="bf16")
+    blocks = {
+        key: engine_capacity(spec, H100_TOTAL, replace(base, release=key)).block_tokens
+        for key in ("0.9", "0.19", "0.34")
+    }
+    assert blocks == {"0.9": 544, "0.19": 576, "0.34": 640}

@@ -170,3 +170,33 @@ def test_vllm_raises_the_attention_block_until_one_page_holds_a_qwen3_next_state
     pages = vllm_hybrid_pages(spec.layer_groups, ENGINES["vllm"], KV_DTYPES["bf16"], tp)
     assert pages is not None
     assert (pages.attention_block_tokens, pages.state_page_bytes) == (block, page)
+
+
+@pytest.mark.parametrize(
+    ("engine", "kv_dtype", "bytes_per_layer"),
+    [
+        # §3.3, §3.10: bf16 latent 512 × 2 B (no RoPE part) + the 132 B indexer key, both engines
+        ("vllm", "bf16", 512 * 2 + 132),
+        ("sglang", "bf16", 512 * 2 + 132),
+        # vLLM's fp8_ds_mla record is 656 B whatever the latent's shape; SGLang sizes its own from the dims:
+        # 512 fp8 + 4 fp32 scales + 0 bf16 RoPE values = 528 B
+        ("vllm", "fp8", 656 + 132),
+        ("sglang", "fp8", 528 + 132),
+    ],
+)
+def test_glm_53_flash_caches_each_engines_dsa_layout_on_its_11_sparse_layers(engine, kv_dtype, bytes_per_layer):
+    assert kv_per_token("zai-org/GLM-5.3-Flash", engine, kv_dtype) == 11 * bytes_per_layer
+
+
+def test_deepseek_v32_fp8_layouts_agree_in_vllm_and_sglang():
+    # §3.3: SGLang's scaled fp8 latent (512 + 16 + 64 × 2) equals vLLM's 656 B record for the V3.2 geometry
+    assert kv_per_token("deepseek-ai/DeepSeek-V3.2", "sglang", "fp8") == 61 * (656 + 132)
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_the_dsa_indexer_key_is_whole_on_every_tensor_parallel_rank(engine):
+    # §3.3: the indexer cache has one head, like the latent, so every rank holds all 132 B per token and layer
+    spec = hub_spec("deepseek-ai/DeepSeek-V3.2")
+    one = estimate(spec, Workload(engine=engine, kv_dtype="fp8", tensor_parallel=1)).bytes_of("kv_cache")
+    eight = estimate(spec, Workload(engine=engine, kv_dtype="fp8", tensor_parallel=8)).bytes_of("kv_cache")
+    assert eight == 8 * one

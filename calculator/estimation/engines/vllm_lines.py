@@ -48,6 +48,19 @@ class VllmRelease:
     video_dummy_full: bool
     encoder_pixels_held: bool  # the dummy pixel tensor lives through the text profile (freed first from 0.34)
     sources: tuple[str, ...]
+    # KV-cache rules (docs/methodology.md §3.4, §3.10, §4.8), read in each release's wheel:
+    # sliding-window layers keep their own block tables (the hybrid KV cache manager, `disable_hybrid_kv_cache_manager`
+    # False from 0.9.2, vllm/config.py); 0.8.5's vllm/v1/core/kv_cache_utils.py `unify_hybrid_kv_cache_specs` turns
+    # every sliding layer of a model with full layers into a full-attention layer
+    hybrid_kv_manager: bool = True
+    # "GPU KV cache size" = int(max_concurrency × max_model_len) (vllm/v1/core/kv_cache_utils.py
+    # `get_kv_cache_capacity`, 0.21.0 on); before it num_blocks // groups × the smallest block (0.20.0
+    # `_report_kv_cache_config`)
+    tokens_from_concurrency: bool = False
+    # the block a model mixing MLA with linear-attention layers is aligned to: 16 (0.11.0), 64 (0.12.0–0.25.0:
+    # vllm/model_executor/models/config.py and vllm/platforms/interface.py, the sparse/FlashMLA kernel block), 128 from
+    # 0.28.0 (vllm/platforms/interface.py: "make the manager block size a multiple of 128")
+    mla_hybrid_block_alignment: int = 64
 
 
 # Measured on H100 80GB by llm-d (docs/methodology.md §4.1 [S8], §4.12): 0.13 GiB on one GPU and 0.55 GiB per GPU
@@ -82,6 +95,8 @@ _V0_8 = VllmRelease(
     video_dummy_full=False,
     encoder_pixels_held=True,
     sources=("§4.12", "vllm 0.8.5 vllm/v1/worker/gpu_worker.py: total × utilization − absolute peak"),
+    hybrid_kv_manager=False,
+    mla_hybrid_block_alignment=16,
 )
 # PyTorch's sort path, as a pip installation runs it: the wheels did not bring FlashInfer before 0.12
 _V0_9 = replace(
@@ -92,6 +107,7 @@ _V0_9 = replace(
     a100_small_batches=True,
     counts_cuda_context=False,
     sources=("§4.12", "vllm 0.9.2 vllm/utils/__init__.py memory_profiling", "vllm PR #17885: A100 defaults"),
+    hybrid_kv_manager=True,  # 0.9.0 still unified sliding layers into full ones; 0.9.2 and later keep them apart
 )
 _V0_12 = replace(
     _V0_9,
@@ -102,6 +118,7 @@ _V0_12 = replace(
     mxfp4_swizzled=True,
     video_dummy_full=True,
     sources=("§4.12", "vllm 0.12.0 FlashInfer sampler opt-in only: PyTorch sort path", _SOURCE_FILES),
+    mla_hybrid_block_alignment=64,
 )
 _V0_17 = replace(
     _V0_12,
@@ -129,6 +146,8 @@ _V0_20 = replace(
     utilization=0.92,
     subtracts_cudagraph_estimate=True,
     sources=("§4.12", "vllm 0.20.0 vllm/envs.py VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS = 1", _SOURCE_FILES),
+    # 0.21.0–0.25.0, five of the line's six releases; 0.20.x still divided the blocks by the groups
+    tokens_from_concurrency=True,
 )
 _V0_34 = replace(
     _V0_20,
@@ -137,6 +156,7 @@ _V0_34 = replace(
     released="2026-11",
     large_gpu_server_tokens=True,
     encoder_pixels_held=False,
+    mla_hybrid_block_alignment=128,
     sources=(
         "§4.12",
         "vllm 0.34.0 vllm/utils/mem_utils.py memory_profiling (consumed memory from mem_get_info)",

@@ -26,9 +26,13 @@ from ..engines.releases import (
 from ..workload import GIB, MIB, Workload
 from .encoder_profile import vllm_encoder_profile, with_encoder_profile
 from .estimate import estimate
-from .kv import VLLM_MAX_NUM_BATCHED_TOKENS, vllm_hybrid_pages
+from .kv import VLLM_MAX_NUM_BATCHED_TOKENS, dsa_indexer_bytes, dsa_latent_bytes, vllm_hybrid_pages
 
 VLLM_BLOCK_TOKENS = 16  # CacheConfig default block size (§3.7)
+# vLLM forces 64-token blocks for sparse-attention (DSA) models: vllm 0.11.0–0.19.1 vllm/platforms/cuda.py
+# `check_and_update_config` ("Forcing kv cache block size to 64 for FlashMLASparse backend"); 0.34.0
+# vllm/v1/attention/backends/mla/flashmla_sparse.py and mla/indexer.py kernel block sizes 64 (§3.10)
+VLLM_DSA_BLOCK_TOKENS = 64
 # memory outside PyTorch's allocator SGLang does not count in its pool: vLLM's measured figures before 0.18 (§4.1)
 SGLANG_NON_TORCH_ONE_GPU = round(0.13 * GIB)
 SGLANG_NON_TORCH_PARALLEL = round(0.55 * GIB)
@@ -103,7 +107,7 @@ def kv_tokens_from_memory(
     assert kv_dtype is not None
     tp = max(1, settings.tensor_parallel)
     if engine.key == "sglang":
-        per_token = _token_bytes_per_gpu(spec.layer_groups, kv_dtype, tp)
+        per_token = _token_bytes_per_gpu(spec.layer_groups, kv_dtype, tp, engine.key)
         tokens = int(kv_cache_bytes // per_token) if per_token else 0
         return tokens, tokens / max(1, settings.max_model_len)
     _, tokens, concurrency, _, _ = _vllm_blocks(spec, engine, kv_dtype, kv_cache_bytes, settings, tp)
@@ -126,13 +130,17 @@ def _weights_per_gpu(spec: ModelSpec, engine: EngineProfile, settings: EngineSet
     return -(-estimate(spec, workload).weights_bytes // tp)
 
 
-def _token_bytes_per_gpu(groups: tuple[LayerGroup, ...], kv_dtype: KvDtype, tp: int) -> float:
+def _token_bytes_per_gpu(groups: tuple[LayerGroup, ...], kv_dtype: KvDtype, tp: int, engine_key: str) -> float:
     """One GPU's KV bytes per token over all attention layers: KV heads split (replicated beyond their count),
-    the MLA latent whole on every GPU (§3.1, §3.2)."""
+    the MLA latent whole on every GPU (§3.1, §3.2); a sparse-attention layer's latent in the engine's layout and its
+    indexer key, both whole on every GPU (§3.3: SGLang's cell size counts both, sglang 0.5.23
+    python/sglang/srt/model_executor/pool_configurator.py `_compute_cell_size`)."""
     b = kv_dtype.bytes_per_element
     total = 0.0
     for group in groups:
-        if group.kind is AttentionKind.MLA:
+        if group.kind is AttentionKind.MLA and group.indexer_dim:
+            total += group.count * (dsa_latent_bytes(engine_key, group, kv_dtype) + dsa_indexer_bytes(group))
+        elif group.kind is AttentionKind.MLA:
             total += group.count * (group.latent_dim + group.rope_dim) * b
         elif group.kind is AttentionKind.FULL or group.kind is AttentionKind.SLIDING:
             total += group.count * max(1, group.kv_heads // tp) * (group.key_dim + group.value_dim) * b
@@ -198,17 +206,63 @@ def _vllm_blocks(
 ) -> tuple[int, int, float, int, float]:
     """(blocks, reported tokens, maximum concurrency, block tokens, bytes per token) by vLLM's KV-cache
     configuration (§4.8: vllm/v1/core/kv_cache_utils.py): layers of one attention type form groups of equal size;
-    each block holds one page of every layer of a group, so blocks = available // (page × layers per group); the
-    reported size is blocks // groups × block tokens; concurrency = blocks ÷ the blocks one request of
-    max_model_len needs in all groups together."""
+    each block holds one page of every layer of a group, so blocks = available // (page × layers per group);
+    concurrency = blocks ÷ the blocks one request of max_model_len needs in all groups together; the reported size
+    is concurrency × max_model_len from 0.21, blocks // groups × block tokens before (§3.10)."""
+    release = vllm_release(settings.release)
     groups = spec.layer_groups
-    hybrid = vllm_hybrid_pages(groups, engine, kv_dtype, tp)
-    block = hybrid.attention_block_tokens if hybrid else VLLM_BLOCK_TOKENS
+    hybrid = vllm_hybrid_pages(groups, engine, kv_dtype, tp, release.mla_hybrid_block_alignment)
+    block = _vllm_block_tokens(groups, hybrid.attention_block_tokens if hybrid else 0)
+    max_len = max(1, settings.max_model_len)
+    kinds = _vllm_layer_kinds(groups, engine, kv_dtype, settings, tp, block)
+    if not kinds:
+        return 0, 0, 0.0, block, 0.0
+    per_token = sum(count * token_bytes for count, token_bytes, _ in kinds)
+    if len(kinds) == 1:
+        # one attention type: every layer shares a block table (uniform page size, or one type of different sizes)
+        page_all = block * per_token
+        blocks = int(available // page_all) if page_all else 0
+        per_request = kinds[0][2]
+        group_count = 1
+    else:
+        # several types: groups of the smallest type's layer count (vLLM splits larger types into such groups)
+        group_size = min(count for count, _, _ in kinds)
+        page = block * max(token_bytes for _, token_bytes, _ in kinds)
+        group_count = sum(-(-count // group_size) for count, _, _ in kinds)
+        blocks = int(available // (page * group_size)) if page else 0
+        per_request = sum(-(-count // group_size) * needed for count, _, needed in kinds)
+    concurrency = blocks / max(1, per_request)
+    tokens = int(concurrency * max_len) if release.tokens_from_concurrency else blocks // group_count * block
+    return blocks, tokens, concurrency, block, per_token
+
+
+def _vllm_block_tokens(groups: tuple[LayerGroup, ...], hybrid_block: int) -> int:
+    """The attention block vLLM runs: a hybrid model's enlarged block (§3.9), 64 for a sparse-attention model
+    (§3.10), else the 16-token default (§3.7)."""
+    if hybrid_block:
+        return hybrid_block
+    if any(g.kind is AttentionKind.MLA and g.indexer_dim and g.count for g in groups):
+        return VLLM_DSA_BLOCK_TOKENS
+    return VLLM_BLOCK_TOKENS
+
+
+def _vllm_layer_kinds(
+    groups: tuple[LayerGroup, ...],
+    engine: EngineProfile,
+    kv_dtype: KvDtype,
+    settings: EngineSettings,
+    tp: int,
+    block: int,
+) -> list[tuple[int, float, int]]:
+    """(layers, bytes per token per layer, blocks one request needs) per KV-cache spec. Layers of one attention type
+    and window share a spec; a sliding-window spec differs from a full one even when a request needs as many blocks in
+    both (gemma-3-27b at 8K: 52 sliding layers in six groups of 10 beside one full group). A sparse-attention layer's
+    latent and its indexer key are specs of one type and block size, so vLLM keeps them in one group (§3.10:
+    ``UniformTypeKVCacheSpecs``). Lines without the hybrid KV cache manager treat sliding layers as full ones."""
+    release = vllm_release(settings.release)
+    hybrid = vllm_hybrid_pages(groups, engine, kv_dtype, tp, release.mla_hybrid_block_alignment)
     max_len = max(1, settings.max_model_len)
     batched = settings.max_num_batched_tokens or VLLM_MAX_NUM_BATCHED_TOKENS
-    # (layers, bytes per token per layer, blocks one request needs) per attention type: layers of one type and
-    # window share a KV-cache spec; a sliding-window spec differs from a full one even when a request needs as many
-    # blocks in both (gemma-3-27b at 8K: 52 sliding layers in six groups of 10 beside one full group)
     by_spec: dict[tuple[object, ...], tuple[int, float, int]] = {}
     full_blocks = -(-max_len // block)
     for group in groups:
@@ -218,32 +272,17 @@ def _vllm_blocks(
             if hybrid:
                 _add_layers(by_spec, ("linear",), group.count, hybrid.state_page_bytes / block, 1)
             continue
-        token_bytes = _token_bytes_per_gpu((replace(group, count=1),), kv_dtype, tp)
-        if group.kind is AttentionKind.MLA and group.indexer_dim:
-            token_bytes += group.indexer_dim + -(-group.indexer_dim // 128) * 4
+        token_bytes = _token_bytes_per_gpu((replace(group, count=1),), kv_dtype, tp, engine.key)
+        sliding = group.kind is AttentionKind.SLIDING and bool(group.window) and release.hybrid_kv_manager
         needed = full_blocks
-        if group.kind is AttentionKind.SLIDING and group.window:
+        if sliding and group.window:
             needed = min(full_blocks, -(-min(group.window - 1 + batched, max_len) // block) + 1)
-        key = (group.kind, group.window if group.kind is AttentionKind.SLIDING else 0, round(token_bytes))
+        kind = group.kind if sliding or group.kind is not AttentionKind.SLIDING else AttentionKind.FULL
+        key: tuple[object, ...] = (kind, group.window if sliding else 0, round(token_bytes))
+        if not release.hybrid_kv_manager:
+            key = ("attention",)  # 0.7–0.8: one full-attention group of every layer
         _add_layers(by_spec, key, group.count, token_bytes, needed)
-    kinds = list(by_spec.values())
-    if not kinds:
-        return 0, 0, 0.0, block, 0.0
-    per_token = sum(count * token_bytes for count, token_bytes, _ in kinds)
-    if len(kinds) == 1:
-        # one attention type: every layer shares a block table (uniform page size)
-        page_all = block * per_token
-        blocks = int(available // page_all) if page_all else 0
-        tokens = blocks * block
-        return blocks, tokens, tokens / max_len, block, per_token
-    # several types: groups of the smallest type's layer count (vLLM splits larger types into such groups)
-    group_size = min(count for count, _, _ in kinds)
-    page = block * max(token_bytes for _, token_bytes, _ in kinds)
-    group_count = sum(-(-count // group_size) for count, _, _ in kinds)
-    blocks = int(available // (page * group_size)) if page else 0
-    tokens = blocks // group_count * block
-    per_request = sum(-(-count // group_size) * needed for count, _, needed in kinds)
-    return blocks, tokens, blocks / max(1, per_request), block, per_token
+    return list(by_spec.values())
 
 
 def _add_layers(
@@ -272,7 +311,7 @@ def _sglang(
     usable = int(gpu_total * fraction)
     non_torch = SGLANG_NON_TORCH_ONE_GPU if tp == 1 else SGLANG_NON_TORCH_PARALLEL
     available = max(0, usable - weights - non_torch)
-    per_token = _token_bytes_per_gpu(spec.layer_groups, kv_dtype, tp)
+    per_token = _token_bytes_per_gpu(spec.layer_groups, kv_dtype, tp, engine.key)
     tokens = int(available // per_token) if per_token else 0
     max_len = max(1, settings.max_model_len)
     return EngineCapacity(

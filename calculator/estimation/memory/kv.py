@@ -7,6 +7,7 @@ from typing import NamedTuple
 from models_catalog.architecture import AttentionKind, LayerGroup
 
 from ..engines.profiles import EngineProfile, KvDtype
+from ..engines.vllm_lines import CURRENT_VLLM
 
 # vLLM's OpenAI server on GPUs ≥ 70 GiB schedules 8192 tokens per step; the sliding-window budget covers them
 # (§3.4, §4.1 get_batch_defaults).
@@ -15,6 +16,13 @@ LLAMA_CPP_N_UBATCH = 512  # common.h default (§4.3)
 LLAMA_CPP_N_BATCH = 2048  # common.h default; b5429–b5553 sized sliding-window layers with it (§4.12)
 LLAMA_CPP_CTX_PAD = 256
 DSA_INDEXER_SCALE_BLOCK = 128  # one fp32 scale per 128 fp8 indexer values (§3.3)
+# vLLM's fp8 cache of a sparse-attention (DSA) layer is one fixed record per token: 512 fp8 latent values, four fp32
+# scales and 64 bf16 RoPE values (vllm 0.34.0 vllm/v1/attention/backend.py `MLAAttentionImpl.get_fp8_ds_mla_row_bytes`;
+# 0.11.0–0.19.1 vllm/v1/kv_cache_interface.py `MLAAttentionSpec.real_page_size_bytes` = block_size × 656) (§3.3)
+VLLM_FP8_DS_MLA_ROW_BYTES = 656
+# SGLang's fp8 DSA latent keeps one fp32 scale per 128 latent values and the RoPE part in bf16
+# (sglang 0.5.23 python/sglang/srt/mem_cache/kv_cache_configurator.py `calculate_mla_kv_cache_dim`) (§3.3)
+SGLANG_DSA_SCALE_BLOCK = 128
 # vLLM's attention kernels take block sizes in multiples of 16; a hybrid model's attention block grows in such steps
 # until one attention page holds a linear-attention state (§3.9).
 VLLM_KERNEL_BLOCK_ALIGNMENT = 16
@@ -75,6 +83,23 @@ def mla_elements(engine: EngineProfile, group: LayerGroup, heads: int, head_dim:
     return latent
 
 
+def dsa_latent_bytes(engine_key: str, group: LayerGroup, kv_dtype: KvDtype) -> float:
+    """Bytes one sparse-attention (DSA) layer's latent cache holds per token under ``engine_key`` (§3.3): vLLM's
+    fp8_ds_mla record, SGLang's scaled fp8 latent with a bf16 RoPE part, else the latent in the KV dtype."""
+    if kv_dtype.key == "fp8" and engine_key == "vllm":
+        return VLLM_FP8_DS_MLA_ROW_BYTES
+    if kv_dtype.key == "fp8" and engine_key == "sglang":
+        return group.latent_dim + group.latent_dim // SGLANG_DSA_SCALE_BLOCK * 4 + group.rope_dim * 2
+    return (group.latent_dim + group.rope_dim) * kv_dtype.bytes_per_element
+
+
+def dsa_indexer_bytes(group: LayerGroup) -> int:
+    """Bytes one DSA layer's lightning-indexer key cache holds per token: fp8 keys and one fp32 scale per 128, one
+    head, whole on every tensor-parallel rank (§3.3: vLLM ``DeepseekV32IndexerCache``, SGLang
+    ``index_k_with_scale_buffer``)."""
+    return group.indexer_dim + -(-group.indexer_dim // DSA_INDEXER_SCALE_BLOCK) * 4
+
+
 def _attention_token_bytes(group: LayerGroup, tp: int, b: float) -> float:
     """Bytes one attention layer caches per token on one GPU (KV heads split, replicated beyond their count)."""
     if group.kind is AttentionKind.MLA:
@@ -83,11 +108,16 @@ def _attention_token_bytes(group: LayerGroup, tp: int, b: float) -> float:
 
 
 def vllm_hybrid_pages(
-    groups: tuple[LayerGroup, ...], engine: EngineProfile, kv_dtype: KvDtype, tensor_parallel: int
+    groups: tuple[LayerGroup, ...],
+    engine: EngineProfile,
+    kv_dtype: KvDtype,
+    tensor_parallel: int,
+    mla_alignment: int = VLLM_KERNEL_BLOCK_ALIGNMENT,
 ) -> HybridPages | None:
     """vLLM's padding of the linear-attention state to the attention page (§3.9: vllm
-    ``HybridAttentionMambaModelConfig``, prefix caching off): attention block = 16 · cdiv(state, 16 · token page),
-    and the state page is padded up to that attention page. ``None`` unless the model mixes both under vLLM."""
+    ``HybridAttentionMambaModelConfig``, prefix caching off): attention block = n · cdiv(state, n · token page),
+    and the state page is padded up to that attention page; n is 16, or ``mla_alignment`` (the release line's) when
+    the attention layers are MLA (§3.10). ``None`` unless the model mixes both under vLLM."""
     if engine.key != "vllm":
         return None
     tp = max(1, tensor_parallel)
@@ -103,7 +133,8 @@ def vllm_hybrid_pages(
     )
     if token_page <= 0 or raw <= 0:
         return None
-    step = VLLM_KERNEL_BLOCK_ALIGNMENT
+    has_mla = any(g.kind is AttentionKind.MLA for g in attention)
+    step = mla_alignment if has_mla else VLLM_KERNEL_BLOCK_ALIGNMENT
     block = step * -(-raw // round(step * token_page))
     block = max(block, engine.block_tokens)
     return HybridPages(block, round(block * token_page), raw)
@@ -123,7 +154,8 @@ def kv_size(
     """Bytes of KV cache and fixed state for ``concurrency`` sequences of ``context`` tokens."""
     b = kv_dtype.bytes_per_element
     tp = max(1, tensor_parallel)
-    hybrid = vllm_hybrid_pages(groups, engine, kv_dtype, tp)
+    # the memory estimate pages a hybrid MLA model as the current vLLM line does (§3.10)
+    hybrid = vllm_hybrid_pages(groups, engine, kv_dtype, tp, CURRENT_VLLM.mla_hybrid_block_alignment)
     # A hybrid model's larger attention block also pads each request's last block (up to one block per request);
     # that is left out here so the per-token figure stays the 16-token paging of §3.7 (§3.9).
     full_cells = sequence_cells(engine, context, concurrency)
@@ -143,13 +175,12 @@ def kv_size(
             kv += group.count * elements * b * cells * concurrency
             per_token += group.count * elements * b
         elif kind is AttentionKind.MLA:
-            # the latent is one "head": replicated on every TP rank (§3.2)
+            # the latent is one "head": replicated on every TP rank (§3.2), and so is the DSA indexer key (§3.3)
             token_bytes = mla_elements(engine, group, heads, head_dim) * b
             if group.indexer_dim:
-                if kv_dtype.key == "fp8" and engine.key == "vllm":
-                    # fp8_ds_mla: fp8 latent + one fp32 scale per 128 + bf16 rope (§3.3)
-                    token_bytes = group.latent_dim + group.latent_dim // 128 * 4 + group.rope_dim * 2
-                token_bytes += group.indexer_dim + -(-group.indexer_dim // DSA_INDEXER_SCALE_BLOCK) * 4
+                if engine.key in ("vllm", "sglang"):
+                    token_bytes = dsa_latent_bytes(engine.key, group, kv_dtype)
+                token_bytes += dsa_indexer_bytes(group)
             kv += group.count * token_bytes * tp * full_cells * concurrency
             per_token += group.count * token_bytes * tp
         elif kind is AttentionKind.LINEAR:
