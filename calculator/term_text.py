@@ -25,6 +25,7 @@ _LABELS: Mapping[tuple[str, str], Promise] = {
     ("linear_state", ""): _("Linear-attention state"),
     ("replicated_weights", ""): _("Attention weights on every GPU"),
     ("weights_layout", ""): _("MXFP4 kernel layout"),
+    ("load_peak", ""): _("Loading the 16-bit weights first"),
     ("overhead", ""): _("Runtime overhead"),
     ("overhead", "sglang"): _("Reserved for activations and CUDA graphs"),
     ("overhead", "sglang_fraction"): _("Reserved for activations and CUDA graphs"),
@@ -65,6 +66,15 @@ _FORMULAS: Mapping[tuple[str, str], Promise] = {
         "vLLM's MXFP4 expert layout for its Triton kernel, {layers} layers × {experts} experts over {tp} GPU(s): "
         "expert scales kept twice (the original and a copy padded to 256 rows) {scales} bytes + biases widened to "
         "fp32 {biases} bytes + each GPU's expert width padded to {width} {padding} bytes"
+    ),
+    ("load_peak", "sglang"): _(
+        "{engine} loads the released 16-bit weights ({weights} bytes) before it casts them to FP8: the GPUs hold "
+        "them while loading, this much more than the {steady} bytes once started"
+    ),
+    ("load_peak", "vllm"): _(
+        "this vLLM line loads the released 16-bit weights ({weights} bytes) before it casts them to FP8 (from "
+        "January 2026 it casts each layer as it loads): the GPUs hold them while loading, this much more than the "
+        "{steady} bytes once started"
     ),
     ("replicated_weights", ""): _(
         "{bytes} bytes {engine} holds whole on each of {ranks} data-parallel attention GPUs (attention and what it "

@@ -133,3 +133,25 @@ def test_a_mac_is_never_answered_with_weights_its_engines_do_not_load(client):
     assert page.one("tr", data_option="fp8").attrs["data-fits"] == "false"
     best = page.one("tr", data_option=verdict.attrs["data-best"])
     assert best.attrs["data-fits"] == "true"
+
+
+def test_casting_a_16_bit_release_to_fp8_as_it_loads_needs_the_16_bit_weights_where_the_engine_loads_them_first():
+    """SGLang loads Llama-3.3-70B's 141.1 GB of BF16 weights before it casts them to FP8 (sglang#2895): the need is
+    that, not the 79.5 GB it holds once started, and one H200 (139.9 GiB) is not enough to start it. vLLM 0.34 casts
+    each layer as it loads (vllm#31914); its 0.12–0.16 line is counted as loading first; a published FP8 build's
+    files load as they are."""
+    spec, h200 = hub_spec(LLAMA_70B), _gpu("h200-sxm")
+    sglang = estimate(spec, Workload(precision="fp8", engine="sglang"))
+    assert sglang.total_bytes == 2 * 70_553_706_496
+    assert sglang.bytes_of("load_peak") == sglang.total_bytes - sum(
+        t.bytes for t in sglang.terms if t.on_gpu and t.key != "load_peak"
+    )
+    assert gpus_needed(sglang.total_bytes, h200, "sglang") == 2
+    streamed = estimate(spec, Workload(precision="fp8"))
+    assert streamed.bytes_of("load_peak") == 0 and round(streamed.total_bytes / GB, 1) == 79.5
+    old_line = estimate(spec, Workload(precision="fp8", engine_release="0.12"))
+    assert old_line.total_bytes == 2 * 70_553_706_496
+    published = estimate(spec, Workload(precision="fp8", engine="sglang", weights_file_bytes=72 * GB))
+    assert published.bytes_of("load_peak") == 0
+    released_fp8 = estimate(hub_spec(GLM), Workload(precision="fp8", engine="sglang"))
+    assert released_fp8.bytes_of("load_peak") == 0  # an FP8 release loads as it is

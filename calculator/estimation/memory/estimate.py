@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from models_catalog.architecture import ModelSpec
 
+from ..engines.builds import released_precision
 from ..engines.dp_attention import attention_ranks, replicated_weight_bytes
 from ..engines.profiles import ENGINES, EngineProfile, KvDtype, get_engine, get_kv_dtype
 from ..engines.releases import release_profile, vllm_release
@@ -146,7 +147,38 @@ def _inference_terms(
             workload.engine_release,
         )
     )
+    peak = _load_peak_term(facts, workload, engine, precision, sum(t.bytes for t in terms if t.on_gpu))
+    if peak is not None:
+        terms.append(peak)
     return terms
+
+
+# vLLM lines that load a 16-bit release whole before casting it to FP8 (--quantization fp8): the weights are created in
+# the checkpoint's dtype and quantized in process_weights_after_loading once all are loaded (docs/features/
+# quantization/fp8.md: "you need enough memory to load the whole model"); vllm#31914 (merged 2026-01-07, in the
+# 0.12–0.16 line) creates them on the meta device and quantizes each layer as it is loaded, and the docs dropped the
+# warning with vllm#37851 (2026-03). The 0.12–0.16 line is counted as loading first: the fix came within it.
+_VLLM_LOADS_WHOLE_BEFORE_FP8 = frozenset({"0.8", "0.9", "0.12"})
+
+
+def _load_peak_term(
+    facts: SpecFacts, workload: Workload, engine: EngineProfile, precision: Precision, steady_bytes: int
+) -> Term | None:
+    """What loading needs beyond what the engine holds once started, where it casts a 16-bit release to FP8 as it
+    loads and holds the 16-bit weights first: SGLang (sglang#2895: DeepSeek-V3's BF16 weights cast with
+    --quantization fp8 run out of 8 × H200 while loading) and vLLM before its layer-by-layer loading. None where the
+    weights come from a published build (``weights_file_bytes``), the release is not 16-bit, or the engine streams."""
+    if precision.key != "fp8" or workload.weights_file_bytes or released_precision(facts.spec.native_dtype) != "fp16":
+        return None
+    vllm_whole = engine.key == "vllm" and vllm_release(workload.engine_release).key in _VLLM_LOADS_WHOLE_BEFORE_FP8
+    if engine.key != "sglang" and not vllm_whole:
+        return None
+    sixteen_bit = weights_detail(facts, PRECISIONS["fp16"], load_mtp=workload.load_mtp_layers)[0]
+    extra = sixteen_bit - steady_bytes
+    if extra <= 0:
+        return None
+    inputs: dict[str, int | float | str] = {"engine": engine.name, "weights": sixteen_bit, "steady": steady_bytes}
+    return Term("load_peak", extra, inputs, variant="sglang" if engine.key == "sglang" else "vllm")
 
 
 def _weight_terms(
