@@ -370,6 +370,7 @@ def _dims(reader: ConfigReader, family: str, shape: _Shape, tie: bool, mtp_layer
         v_head_dim=reader.num("v_head_dim") or shape.head_dim,
         index_heads=reader.num("index_n_heads") or 0,
         index_dim=reader.num("index_head_dim") or 0,
+        index_pool=int(reader.num("index_kpool", minimum=1) or 1) if reader.flag("index_kpool_compress") else 1,
         mtp_layers=mtp_layers,
         mtp_stores_embeddings=family in _MTP_WITH_EMBEDDINGS,
         embedding_rows=shape.vocab + (8 if family == "mllama" else 0),

@@ -54,6 +54,7 @@ def layer_groups(
                 latent_dim=d.kv_lora_rank,
                 rope_dim=d.qk_rope_dim,
                 indexer_dim=d.index_dim if kind == lay.MLA_INDEXED else 0,
+                indexer_pool=max(1, d.index_pool) if kind == lay.MLA_INDEXED else 1,
             )
         elif kind == lay.GATED_DELTANET:
             key_dim = d.linear_key_heads * d.linear_key_dim

@@ -58,6 +58,7 @@ class Dims:
     v_head_dim: int = 0
     index_heads: int = 0
     index_dim: int = 0
+    index_pool: int = 1  # index_kpool where index_kpool_compress is set: one indexer key per that many tokens
     # linear attention / SSM
     linear_key_heads: int = 0
     linear_value_heads: int = 0

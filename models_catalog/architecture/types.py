@@ -32,6 +32,7 @@ class LayerGroup:
     latent_dim: int = 0  # MLA: kv_lora_rank
     rope_dim: int = 0  # MLA: qk_rope_head_dim (0 for NoPE MLA)
     indexer_dim: int = 0  # sparse-attention indexer key width per token (DeepSeek-V3.2 DSA style), elements
+    indexer_pool: int = 1  # tokens one indexer key stands for: GLM-5.3-Flash pools 4 (index_kpool), V3.2 keeps each
     state_elements: int = 0  # LINEAR: recurrent / SSM state elements per sequence
     conv_elements: int = 0  # LINEAR: short-convolution state elements per sequence
 

@@ -175,13 +175,13 @@ def test_vllm_raises_the_attention_block_until_one_page_holds_a_qwen3_next_state
 @pytest.mark.parametrize(
     ("engine", "kv_dtype", "bytes_per_layer"),
     [
-        # §3.3, §3.10: bf16 latent 512 × 2 B (no RoPE part) + the 132 B indexer key, both engines
-        ("vllm", "bf16", 512 * 2 + 132),
-        ("sglang", "bf16", 512 * 2 + 132),
+        # §3.3, §3.10: bf16 latent 512 × 2 B (no RoPE part) + the 132 B indexer key pooled over 4 tokens, both engines
+        ("vllm", "bf16", 512 * 2 + 132 / 4),
+        ("sglang", "bf16", 512 * 2 + 132 / 4),
         # vLLM's fp8_ds_mla record is 656 B whatever the latent's shape; SGLang sizes its own from the dims:
         # 512 fp8 + 4 fp32 scales + 0 bf16 RoPE values = 528 B
-        ("vllm", "fp8", 656 + 132),
-        ("sglang", "fp8", 528 + 132),
+        ("vllm", "fp8", 656 + 132 / 4),
+        ("sglang", "fp8", 528 + 132 / 4),
     ],
 )
 def test_glm_53_flash_caches_each_engines_dsa_layout_on_its_11_sparse_layers(engine, kv_dtype, bytes_per_layer):
@@ -200,3 +200,15 @@ def test_the_dsa_indexer_key_is_whole_on_every_tensor_parallel_rank(engine):
     one = estimate(spec, Workload(engine=engine, kv_dtype="fp8", tensor_parallel=1)).bytes_of("kv_cache")
     eight = estimate(spec, Workload(engine=engine, kv_dtype="fp8", tensor_parallel=8)).bytes_of("kv_cache")
     assert eight == 8 * one
+
+
+def test_a_pooled_indexer_keeps_one_key_per_pool_of_tokens():
+    """GLM-5.3-Flash's config pools the indexer's keys over 4 tokens (index_kpool 4 with index_kpool_compress): each
+    of its 11 DSA layers caches the 512-wide latent in FP16 (1,024 B) and a quarter of the 132-byte fp8 key with its
+    scale a token; DeepSeek-V3.2 keeps one key per token."""
+    glm = hub_spec("zai-org/GLM-5.3-Flash")
+    dsa = [g for g in glm.layer_groups if g.indexer_dim]
+    assert [(g.count, g.indexer_dim, g.indexer_pool) for g in dsa] == [(11, 128, 4)]
+    assert estimate(glm, Workload(precision="fp8")).bytes_of("kv_cache") == 11 * (1024 + 33) * 8192
+    v32 = hub_spec("deepseek-ai/DeepSeek-V3.2")
+    assert {g.indexer_pool for g in v32.layer_groups if g.indexer_dim} == {1}

@@ -85,8 +85,9 @@ def test_our_need_is_what_vllm_allocates_without_the_mtp_layer_or_the_allowance(
 
 def test_config_based_kv_counts_11_mla_layers_indexer_and_34_linear_states(glm_from_config):
     breakdown = estimate(glm_from_config)
-    # 11 NoPE-MLA layers × 512 latent × 2 B, plus the DSA indexer key (128 fp8 + one fp32 scale), per token
-    assert breakdown.bytes_of("kv_cache") == 11 * (512 * 2 + 128 + 4) * 8192
+    # 11 NoPE-MLA layers × 512 latent × 2 B, plus the DSA indexer key (128 fp8 + one fp32 scale) pooled over 4 tokens
+    # (index_kpool), per token
+    assert breakdown.bytes_of("kv_cache") == 11 * (512 * 2 + (128 + 4) / 4) * 8192
     # 34 KDA layers: conv state (kernel 4 − 1) × 3 × 64 × 128 in bf16 + 64 × 128 × 128 recurrent state in fp32,
     # padded to one attention page of vLLM's 128-aligned block (§3.9, §3.10: 128 · cdiv(state, 128 × 1,024 B))
     state = 3 * 3 * 64 * 128 * 2 + 64 * 128 * 128 * 4
@@ -152,10 +153,10 @@ def test_full_fine_tuning_is_16_bytes_per_parameter_plus_activations_and_overhea
     with_mtp = estimate(glm_from_config, Workload(mode=Mode.FULL, load_mtp_layers=True))
     assert with_mtp.bytes_of("weights", "gradients", "optimizer") - step_bytes(with_mtp) == 16 * GLM_53_FLASH_PARAMS
     # the seed has no optimizer step: ours adds torch AdamW's foreach temporaries, 4 B per parameter less the freed
-    # activations and logits (SOURCES.md, "Fine-tuning")
+    # activations and logits (SOURCES.md, "Fine-tuning"), with its 10 % of runtime overhead
     freed = with_mtp.bytes_of("activations", "logits")
     assert step_bytes(with_mtp) == 4 * GLM_53_FLASH_PARAMS - freed
-    assert abs(whole_gb(with_mtp.total_bytes - step_bytes(with_mtp)) - 5661) <= 0.01 * 5661
+    assert abs(whole_gb(with_mtp.total_bytes - 1.1 * step_bytes(with_mtp)) - 5661) <= 0.01 * 5661
 
 
 def test_lora_keeps_16_bit_weights_and_adds_small_adapters(glm_from_config):

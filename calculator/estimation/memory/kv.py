@@ -93,11 +93,13 @@ def dsa_latent_bytes(engine_key: str, group: LayerGroup, kv_dtype: KvDtype) -> f
     return (group.latent_dim + group.rope_dim) * kv_dtype.bytes_per_element
 
 
-def dsa_indexer_bytes(group: LayerGroup) -> int:
+def dsa_indexer_bytes(group: LayerGroup) -> float:
     """Bytes one DSA layer's lightning-indexer key cache holds per token: fp8 keys and one fp32 scale per 128, one
     head, whole on every tensor-parallel rank (§3.3: vLLM ``DeepseekV32IndexerCache``, SGLang
-    ``index_k_with_scale_buffer``)."""
-    return group.indexer_dim + -(-group.indexer_dim // DSA_INDEXER_SCALE_BLOCK) * 4
+    ``index_k_with_scale_buffer``); a pooled indexer keeps one key per ``indexer_pool`` tokens (GLM-5.3-Flash's
+    ``index_kpool`` 4: vLLM's ``Glm5NextIndexerCache`` spec has ``tokens_per_state`` = index_kpool, §3.3)."""
+    key = group.indexer_dim + -(-group.indexer_dim // DSA_INDEXER_SCALE_BLOCK) * 4
+    return key / max(1, group.indexer_pool)
 
 
 def _attention_token_bytes(group: LayerGroup, tp: int, b: float) -> float:
