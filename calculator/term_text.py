@@ -37,6 +37,8 @@ _LABELS: Mapping[tuple[str, str], Promise] = {
     ("adapters", ""): _("LoRA adapters"),
     ("gradients", ""): _("Gradients"),
     ("optimizer", ""): _("Optimizer state"),
+    ("optimizer", "step"): _("Optimizer step temporaries"),
+    ("activations", "generate_prefill"): _("Prefill activations"),
     ("logits", ""): _("Logits for the loss"),
     ("activations_host", ""): _("Offloaded activations (host RAM)"),
     ("gather_buffer", ""): _("ZeRO-3 gathered layer"),
@@ -119,6 +121,25 @@ _FORMULAS: Mapping[tuple[str, str], Promise] = {
     ("output_buffer_host", ""): _("{vocab} vocabulary × {seqs} sequences × 4 B"),
     ("fit_margin", ""): _("llama.cpp auto-fit keeps {margin} bytes free per device"),
     ("activations", "prefill"): _("{chunk} tokens per prefill step × ({vocab} logits + 4 × {h} + 3 × {mlp} MLP) × 2 B"),
+    ("activations", "saved"): _(
+        "{layers} layers × {s} tokens × {b} batch × {per_layer} B saved per layer (fp32 norm inputs, SDPA q, k, v, "
+        "output, SwiGLU factors and {adapted} adapter inputs in fp32)"
+    ),
+    ("activations", "saved_checkpointing"): _(
+        "checkpointing: {layers} layers × {s} tokens × {b} batch × {checkpoint} B + one layer recomputed with its "
+        "backward, {layer} bytes"
+    ),
+    ("activations", "saved_offloaded"): _(
+        "checkpoints in host RAM; on the GPU one layer recomputed with its backward, {layer} bytes"
+    ),
+    ("activations", "generate_prefill"): _(
+        "generate's prefill: one layer's working tensors over {tokens} tokens × {batch} prompts ({layer} bytes), the "
+        "padding mask ({mask} bytes) and the last token's logits ({logits} bytes)"
+    ),
+    ("optimizer", "step"): _(
+        "AdamW's foreach step: {trainable} trainable parameters × {each} B of temporaries ({temporaries} bytes), less "
+        "{freed} bytes of activations and logits freed before it"
+    ),
     ("activations", "checkpointing"): _(
         "checkpointing: {layers} layers × 2 × {s} tokens × {b} batch × {h} hidden + one layer recomputed with its "
         "backward {s} × {b} × (16 × {h} + 4 × {h} × K/H + 10 × {mlp}) bytes"
@@ -139,7 +160,8 @@ _FORMULAS: Mapping[tuple[str, str], Promise] = {
     ("gradients", ""): _("{trainable} trainable parameters × {each} B, {shard}"),
     ("optimizer", ""): _("{trainable} trainable parameters × {each} B ({optimizer}), {shard}"),
     ("logits", ""): _(
-        "{s} tokens × {b} batch × {vocab} vocabulary × {each} B (fp32 logits, log-softmax and their gradients)"
+        "{s} tokens × {b} batch × {vocab} vocabulary × {each} B (fp32 log-softmax saved for backward and its two "
+        "gradients)"
     ),
     ("logits", "chunked"): _(
         "{tokens} tokens per loss chunk × {vocab} vocabulary × {each} B (fp32 logits and gradient)"

@@ -12,7 +12,7 @@ from typing import Any
 from django.core.management.base import OutputWrapper
 from django.utils import translation
 
-from calculator.estimation import GIB, Breakdown, Term, get_engine, get_precision
+from calculator.estimation import GIB, Breakdown, Mode, Term, get_engine, get_precision
 from calculator.estimation.engines.releases import release_label, vllm_release
 from calculator.estimation.plan.offload_fit import OffloadVerdict
 from calculator.estimation.plan.placement import TENSOR_PARALLEL_ENGINES
@@ -203,9 +203,10 @@ def write_text(out: OutputWrapper, request: Request, breakdown: Breakdown, rows:
             nodes = f" on {row['nodes']} nodes of 8" if row["nodes"] > 1 else ""
             tp, pp = row["tensor_parallel"], row.get("pipeline_parallel", 1)
             runs = ""
-            if w.engine in TENSOR_PARALLEL_ENGINES and row.get("attention_data_parallel", 1) > 1:
+            serving = w.engine in TENSOR_PARALLEL_ENGINES and w.mode is Mode.INFERENCE  # fine-tuning shards otherwise
+            if serving and row.get("attention_data_parallel", 1) > 1:
                 runs = f" (data-parallel attention on {tp}: each GPU caches its own requests)"
-            elif w.engine in TENSOR_PARALLEL_ENGINES and pp > 1:
+            elif serving and pp > 1:
                 runs = f" (tensor parallel {tp} × {pp} pipeline stages)"
             if row.get("memory_count", row["count"]) != row["count"]:
                 runs += f"; the memory needs {row['memory_count']}, nodes are rented whole"

@@ -194,6 +194,8 @@ def inverse_from_capacity(row: dict[str, Any], capacity: dict[str, Any], model_l
     time): the longest context is the cache's tokens (vLLM refuses a longer max_model_len), capped at the model's
     limit; the most parallel requests its maximum concurrency, whole."""
     found: dict[str, Any] = {}
+    if row.get("inverse_gpus", capacity["tensor_parallel"]) != capacity["tensor_parallel"]:
+        return found  # --gpus asked about other GPUs than the start-up figures' split
     if "max_context" in row:
         tokens = capacity["kv_cache_tokens"]
         found["max_context"] = min(tokens, model_limit) if model_limit else tokens

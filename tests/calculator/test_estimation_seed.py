@@ -89,7 +89,8 @@ def test_config_based_kv_counts_11_mla_layers_indexer_and_34_linear_states(glm_f
     # (index_kpool), per token
     assert breakdown.bytes_of("kv_cache") == 11 * (512 * 2 + (128 + 4) / 4) * 8192
     # 34 KDA layers: conv state (kernel 4 − 1) × 3 × 64 × 128 in bf16 + 64 × 128 × 128 recurrent state in fp32,
-    # padded to one attention page of vLLM's 128-aligned block (§3.9, §3.10: 128 · cdiv(state, 128 × 1,024 B))
+    # padded to one attention page of vLLM's 128-aligned block (docs/methodology.md §3.9, §3.10: 128 · cdiv(state,
+    # 128 × 1,024 B))
     state = 3 * 3 * 64 * 128 * 2 + 64 * 128 * 128 * 4
     block = 128 * -(-state // (128 * 512 * 2))
     assert breakdown.bytes_of("linear_state") == 34 * block * 512 * 2

@@ -39,7 +39,8 @@ def test_unsloth_keeps_checkpoints_in_host_ram_and_never_materialises_the_logits
     host = unsloth.term("activations_host")
     assert host is not None and not host.on_gpu and host.bytes == 32 * 2 * 8192 * 4096
     assert unsloth.bytes_of("logits") == 0
-    assert hf.bytes_of("logits") == 8192 * 128_256 * 16
+    # log-softmax output saved, nll_loss's gradient and log_softmax's gradient: 3 fp32 tensors of s × V
+    assert hf.bytes_of("logits") == 8192 * 128_256 * 12
     assert unsloth.total_bytes < 0.6 * hf.total_bytes
 
 
@@ -55,7 +56,7 @@ def test_torchtune_trains_in_pure_bf16_without_a_master_copy(llama_8b):
     hf = estimate(llama_8b, Workload(mode=Mode.FULL))
     params = tune.term("weights").inputs["params"]
     assert tune.bytes_of("weights", "gradients", "optimizer") == 8 * params
-    assert hf.bytes_of("weights", "gradients", "optimizer") == 16 * params
+    assert hf.bytes_of("weights", "gradients", "optimizer") - _step_bytes(hf) == 16 * params
 
 
 def test_trl_scores_the_loss_in_chunks_of_256_tokens(llama_8b):
@@ -90,3 +91,8 @@ def test_each_profile_names_its_sources_and_a_known_optimizer():
 
 def _fields(workload: Workload) -> dict[str, object]:
     return {name: getattr(workload, name) for name in workload.__dataclass_fields__}
+
+
+def _step_bytes(breakdown) -> int:
+    """The optimizer step's temporaries, kept under the optimizer's key with the variant "step"."""
+    return sum(t.bytes for t in breakdown.terms if (t.key, t.variant) == ("optimizer", "step"))

@@ -24,6 +24,7 @@ def every_term_shape() -> dict[tuple[str, str], Term]:
             Workload(mode=mode),
             Workload(mode=mode, gradient_checkpointing=False, zero_stage=3, data_parallel=4),
             Workload(mode=mode, zero_stage=1, data_parallel=2),
+            Workload(mode=mode, framework="torchtune"),  # the per-layer listing of frameworks with their own kernels
         ]
     shapes: dict[tuple[str, str], Term] = {}
     for spec in (llama_31_8b(), glm_53_flash(), hub_spec("Qwen/Qwen3-Next-80B-A3B-Instruct")):

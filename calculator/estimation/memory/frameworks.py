@@ -21,10 +21,12 @@ _TARGET_PARTS: Mapping[LoraTargets, frozenset[str]] = {
     LoraTargets.ALL_LINEAR: frozenset({"q", "k", "v", "o", "mlp"}),
 }
 
-# HF: cross_entropy on logits upcast to fp32 (transformers src/transformers/loss/loss_utils.py ForCausalLMLoss:
-# `logits = logits.float()`, shifted copy up to v4.49); at the backward's peak four fp32 tensors of s·b·V are live:
-# the logits, the log-softmax saved for backward and the two gradients (estimated, 4 × 4 B).
-HF_LOGIT_BYTES = 16.0
+# HF: cross_entropy on logits upcast to fp32 (transformers 0114da07 src/transformers/loss/loss_utils.py
+# ForCausalLMLoss: `logits = logits.float()`, then `nn.functional.cross_entropy`, i.e. log_softmax + nll_loss). The
+# fp32 copy is not saved (a dtype cast's backward keeps nothing) and Trainer.compute_loss drops the outputs before
+# `accelerator.backward(loss)`; at the loss backward's peak three fp32 tensors of s·b·V are live: the log-softmax
+# output saved for backward, nll_loss's gradient and log_softmax's gradient (3 × 4 B).
+HF_LOGIT_BYTES = 12.0
 # torchtune: LinearCrossEntropyLoss projects and scores the tokens in 8 chunks (torchtune/modules/loss/
 # cross_entropy_loss.py, num_output_chunks = 8); compiled, as in every memory table torchtune publishes, one chunk's
 # bf16 logits and fp32 copy are live at a time: (2 + 4) B × s·b/8 (estimated).
@@ -49,6 +51,12 @@ class FrameworkProfile:
     deepspeed: bool  # model states as DeepSpeed's estimator counts them, ZeRO stage 3 unless one is given
     offload: bool  # ZeRO-Offload of the optimizer (and with stage 3 the weights) to host RAM
     source: str
+    # activations from what autograd saves in a Transformers decoder layer (memory/saved_tensors.py); False: the
+    # per-layer listing of §6.2 for frameworks with their own modules and kernels (torchtune, Unsloth)
+    transformers_layers: bool = False
+    # Trainer's default optimizer `adamw_torch` is torch.optim.AdamW, whose foreach step (the default on CUDA)
+    # allocates a parameter-sized temporary (memory/saved_tensors.py adamw_foreach_bytes)
+    foreach_adamw: bool = False
 
 
 FRAMEWORKS: Mapping[str, FrameworkProfile] = {
@@ -70,6 +78,8 @@ FRAMEWORKS: Mapping[str, FrameworkProfile] = {
         deepspeed=False,
         offload=False,
         source="huggingface/peft 5d602fdb, huggingface/transformers loss_utils.py",
+        transformers_layers=True,
+        foreach_adamw=True,
     ),
     Framework.TRL: FrameworkProfile(
         key=Framework.TRL,
@@ -89,6 +99,8 @@ FRAMEWORKS: Mapping[str, FrameworkProfile] = {
         deepspeed=False,
         offload=False,
         source="huggingface/trl f2cd5771",
+        transformers_layers=True,
+        foreach_adamw=True,
     ),
     Framework.TORCHTUNE: FrameworkProfile(
         key=Framework.TORCHTUNE,
@@ -152,6 +164,7 @@ FRAMEWORKS: Mapping[str, FrameworkProfile] = {
         deepspeed=True,
         offload=False,
         source="deepspeedai/DeepSpeed edaa7221",
+        transformers_layers=True,
     ),
     Framework.DEEPSPEED_OFFLOAD: FrameworkProfile(
         key=Framework.DEEPSPEED_OFFLOAD,
@@ -170,6 +183,7 @@ FRAMEWORKS: Mapping[str, FrameworkProfile] = {
         deepspeed=True,
         offload=True,
         source="deepspeedai/DeepSpeed edaa7221",
+        transformers_layers=True,
     ),
 }
 

@@ -25,6 +25,7 @@ from ..facts import SpecFacts
 from ..workload import GB, GIB, MIB, Term
 from .encoder_profile import vllm_encoder_profile, with_encoder_profile
 from .kv import LLAMA_CPP_N_UBATCH
+from .saved_tensors import generate_prefill
 
 # The reference page's runtime overhead: 10 % of weights + KV cache, plus 1 GB (seed 000, "So rechnen wir").
 OVERHEAD_FRACTION = 0.10
@@ -93,7 +94,25 @@ def _reference_overhead(load: _Load) -> list[Term]:
     marked estimated."""
     base = load.weights + load.cache_bytes
     inputs: dict[str, int | float | str] = {"base": base, "engine": load.engine.name}
-    return [Term("overhead", reference_overhead_bytes(base), inputs, variant="reference", estimated=True)]
+    terms = [Term("overhead", reference_overhead_bytes(base), inputs, variant="reference", estimated=True)]
+    if load.engine.key == "transformers":
+        terms.append(_generate_prefill_term(load))
+    return terms
+
+
+def _generate_prefill_term(load: _Load) -> Term:
+    """``model.generate``'s prefill beside the weights and the cache: one layer's working tensors over every prompt
+    token of the batch, the padding mask of a batch and the last token's logits (memory/saved_tensors.py, §6.5); the
+    prompt is counted as the whole context, the batch as the requests."""
+    peak = generate_prefill(load.facts, load.context, load.concurrency)
+    inputs: dict[str, int | float | str] = {
+        "tokens": load.context,
+        "batch": load.concurrency,
+        "layer": peak.layer_bytes,
+        "mask": peak.mask_bytes,
+        "logits": peak.logits_bytes,
+    }
+    return Term("activations", peak.total, inputs, variant="generate_prefill", estimated=True)
 
 
 def _vllm_overhead(load: _Load) -> list[Term]:

@@ -8,7 +8,7 @@ Sources: SOURCES.md next to this file (docs/methodology.md §6).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..facts import SpecFacts
 from ..precision import (
@@ -26,6 +26,14 @@ from .frameworks import (
 )
 from .frameworks import lora_targets as resolve_targets
 from .overhead import OVERHEAD_FIXED_BYTES, OVERHEAD_FRACTION
+from .saved_tensors import (
+    LayerShape,
+    adamw_foreach_bytes,
+    adapted_input_width,
+    checkpoint_bytes,
+    layer_backward_bytes,
+    layer_saved_bytes,
+)
 from .weights import weights_detail
 
 # Optimizer bytes per trainable parameter (§6.1): fp32 master + moments for mixed precision.
@@ -132,7 +140,10 @@ def training_terms(
         largest = largest_layer_params(facts.spec)
         gather = ZERO3_GATHER_BYTES_PER_PARAM * largest * data_parallel
         terms.append(Term("gather_buffer", gather, {"largest": largest, "gpus": data_parallel}, estimated=True))
-    terms.extend(_training_activations(facts, workload, profile, data_parallel))
+    activations = _training_activations(facts, workload, profile, data_parallel, mode)
+    terms.extend(activations)
+    freed = sum(t.bytes for t in activations if t.on_gpu)
+    terms.extend(_step_term(profile, optimizer, trainable, sharding, freed))
     terms.append(_training_overhead(sum(t.bytes for t in terms if t.on_gpu), data_parallel))
     estimated.append("activations")
     total = sum(t.bytes for t in terms if t.on_gpu)
@@ -217,39 +228,126 @@ def _training_overhead(base: int, data_parallel: int) -> Term:
 
 
 def _training_activations(
-    facts: SpecFacts, workload: Workload, profile: FrameworkProfile, data_parallel: int
+    facts: SpecFacts, workload: Workload, profile: FrameworkProfile, data_parallel: int, mode: Mode
 ) -> list[Term]:
     spec = facts.spec
     s = max(1, int(workload.tokens_per_sample))
     b = max(1, int(workload.batch_size))
-    h = max(0, spec.hidden_size)
-    layers = max(1, spec.num_layers)
-    heads = max(1, spec.num_attention_heads)
-    kv_heads = max(1, spec.num_kv_heads)
-    mlp = facts.active_mlp_width
     vocab = max(0, spec.vocab_size)
+    inputs: dict[str, int | float | str] = {
+        "layers": max(1, spec.num_layers),
+        "s": s,
+        "b": b,
+        "h": max(0, spec.hidden_size),
+        "mlp": facts.active_mlp_width,
+        "vocab": vocab,
+    }
+    logits = _logits_term(profile, s * b, vocab, inputs, data_parallel)
+    if profile.transformers_layers:
+        terms = _saved_activations(facts, workload, profile, mode, logits.bytes // data_parallel, inputs)
+    else:
+        terms = _listed_activations(facts, workload, profile, inputs)
+    return [*(replace(t, bytes=t.bytes * data_parallel) for t in terms), logits]
+
+
+def _listed_activations(
+    facts: SpecFacts, workload: Workload, profile: FrameworkProfile, inputs: dict[str, int | float | str]
+) -> list[Term]:
+    """Frameworks with their own modules (torchtune, Unsloth): the per-layer listing of §6.2."""
+    spec = facts.spec
+    s, b, h, mlp = int(inputs["s"]), int(inputs["b"]), int(inputs["h"]), facts.active_mlp_width
+    layers = int(inputs["layers"])
+    kv_heads, heads = max(1, spec.num_kv_heads), max(1, spec.num_attention_heads)
     # Llama-style block with FlashAttention, 16-bit: s·b·(12h + 4h·K/H + 6I) bytes per layer (§6.2, derived);
     # its backward adds the gradients of the gate and up outputs and of the layer's input and output, s·b·(4h + 4I)
-    one_layer = s * b * (12 * h + 4 * h * kv_heads // heads + 6 * mlp) + s * b * (4 * h + 4 * mlp)
-    inputs: dict[str, int | float | str] = {"layers": layers, "s": s, "b": b, "h": h, "mlp": mlp, "vocab": vocab}
-    terms: list[Term] = []
+    stored = s * b * (12 * h + 4 * h * kv_heads // heads + 6 * mlp)
+    one_layer = stored + s * b * (4 * h + 4 * mlp)
     checkpoints = layers * 2 * s * b * h
     if not workload.gradient_checkpointing:
-        act, variant = (layers - 1) * (s * b * (12 * h + 4 * h * kv_heads // heads + 6 * mlp)) + one_layer, ""
-    elif profile.offload_checkpoints:
-        act, variant = one_layer, "offloaded"
-        terms.append(Term("activations_host", checkpoints * data_parallel, inputs, estimated=True, on_gpu=False))
-    else:
-        act, variant = checkpoints + one_layer, "checkpointing"
-    terms.insert(0, Term("activations", act * data_parallel, inputs, variant=variant, estimated=True))
-    tokens = s * b if not profile.logit_chunk else min(s * b, profile.logit_chunk)
-    logits = round(tokens * vocab * profile.logit_bytes)
+        return [Term("activations", (layers - 1) * stored + one_layer, inputs, estimated=True)]
+    if profile.offload_checkpoints:
+        return [
+            Term("activations", one_layer, inputs, variant="offloaded", estimated=True),
+            Term("activations_host", checkpoints, inputs, estimated=True, on_gpu=False),
+        ]
+    return [Term("activations", checkpoints + one_layer, inputs, variant="checkpointing", estimated=True)]
+
+
+def _saved_activations(
+    facts: SpecFacts,
+    workload: Workload,
+    profile: FrameworkProfile,
+    mode: Mode,
+    logits: int,
+    inputs: dict[str, int | float | str],
+) -> list[Term]:
+    """Transformers models: what autograd saves per decoder layer (memory/saved_tensors.py, §6.5).
+
+    Without checkpointing every layer's saved tensors are live at the loss backward. With it, each layer's input
+    stays, plus one layer recomputed with its backward, counted beside the logits: the loss frees them before the
+    recompute runs, but the published Transformers QLoRA capacities (SOURCES.md) read 12-21 % low without it."""
+    shape = LayerShape.of(facts)
+    tokens = int(inputs["s"]) * int(inputs["b"])
+    layers = int(inputs["layers"])
+    full = mode is Mode.FULL
+    adapted = 0
+    if not full:
+        targets = resolve_targets(str(workload.lora_targets), profile) or profile.lora_targets
+        adapted = adapted_input_width(shape, targets)
+    saved = layer_saved_bytes(shape, trained_weights=full, adapted_width=adapted)
+    recomputed = tokens * (saved + layer_backward_bytes(shape))
+    inputs = {**inputs, "per_layer": saved, "adapted": adapted, "layer": recomputed, "logits": logits}
+    if not workload.gradient_checkpointing:
+        # the last layer's backward starts once the loss has freed its logits
+        stored = layers * tokens * saved + max(0, tokens * layer_backward_bytes(shape) - logits)
+        return [Term("activations", stored, {**inputs, "stored": stored}, variant="saved", estimated=True)]
+    # the residual stream is fp32 under Trainer's mixed precision (fp32 weights) and under PEFT's QLoRA preparation,
+    # which casts the embedding, the norms and the head to fp32 (§6.4)
+    wide = full or (mode is Mode.QLORA and profile.nf4_wide_tensors_fp32)
+    inputs["checkpoint"] = checkpoint_bytes(shape, trained_weights=wide)
+    checkpoints = layers * tokens * int(inputs["checkpoint"])
+    layer_extra = recomputed
+    if profile.offload_checkpoints:
+        return [
+            Term("activations", layer_extra, inputs, variant="saved_offloaded", estimated=True),
+            Term("activations_host", checkpoints, inputs, estimated=True, on_gpu=False),
+        ]
+    act = checkpoints + layer_extra
+    return [Term("activations", act, {**inputs, "stored": checkpoints}, variant="saved_checkpointing", estimated=True)]
+
+
+def _logits_term(
+    profile: FrameworkProfile, tokens: int, vocab: int, inputs: dict[str, int | float | str], data_parallel: int
+) -> Term:
+    live = tokens if not profile.logit_chunk else min(tokens, profile.logit_chunk)
+    logits = round(live * vocab * profile.logit_bytes)
     if profile.logit_chunk:
         logit_variant = "chunked"
     elif not profile.logit_bytes:
         logit_variant = "fused"
     else:
         logit_variant = "" if profile.logit_bytes == HF_LOGIT_BYTES else "output_chunks"
-    l_inputs = {**inputs, "tokens": tokens, "each": profile.logit_bytes}
-    terms.append(Term("logits", logits * data_parallel, l_inputs, variant=logit_variant, estimated=True))
-    return terms
+    l_inputs = {**inputs, "tokens": live, "each": profile.logit_bytes}
+    return Term("logits", logits * data_parallel, l_inputs, variant=logit_variant, estimated=True)
+
+
+def _step_term(
+    profile: FrameworkProfile, optimizer: Optimizer, trainable: _Trainable, sharding: _Sharding, freed: int
+) -> list[Term]:
+    """torch AdamW's foreach step (Trainer's default optimizer) allocates a temporary the size of the trainable
+    parameters in their dtype; the activations and logits are freed before it runs, so it counts only beyond them."""
+    if not profile.foreach_adamw or optimizer is not Optimizer.ADAMW:
+        return []
+    each = trainable.weight_bytes or MASTER_COPY_BYTES
+    placed, shard = sharding.place(adamw_foreach_bytes(trainable.params, each), ZERO_SHARDS_OPTIMIZER)
+    if sharding.on_host(ZERO_SHARDS_OPTIMIZER) or placed <= freed:
+        return []
+    inputs: _ShardInputs = {
+        "trainable": trainable.params,
+        "each": each,
+        "optimizer": optimizer.value,
+        "temporaries": placed,
+        "freed": freed,
+        **shard,
+    }
+    return [Term("optimizer", placed - freed, inputs, variant="step", estimated=True)]
