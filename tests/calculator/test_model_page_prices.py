@@ -46,8 +46,9 @@ def test_ranking_reproduces_the_seed_rows_cheapest_first(client, seed_site):
     assert first.one(data_captured=True).attrs["data-captured"] == "2026-11-13"
     several = page.one(id="several-nodes").text
     # every catalog GPU type that needs more than one node of 8, offered or not, as the seed lists them
-    # 633 GB over 0.9 × 85.0 GB an H100 reports: 9; the reference page's 708 GB on 90 % of 80 GB was 10
-    assert "9 × H100 80GB" in several and "A100" not in several  # an A100 cannot start its sparse attention
+    # 633 GB over 0.9 × 85.0 GB an H100 reports: 9, run on two whole nodes of 8; the reference page's 708 GB on 90 % of
+    # 80 GB was 10
+    assert "16 × H100 80GB (2 nodes)" in several and "A100" not in several  # an A100 cannot start its sparse attention
 
 
 def test_every_price_row_bills_the_gpus_it_names_and_stale_prices_are_said_once_per_table(client, seed_site):

@@ -37,7 +37,8 @@ def test_an_moe_model_runs_on_one_rtx_4090_with_its_experts_in_ram(client, site)
     # no GGUF build of gpt-oss is in the catalog: the script converts the released MXFP4 checkpoint, then starts it
     script = page.one("pre", id="cmd-rig").text
     assert script.startswith("hf download openai/gpt-oss-120b --local-dir gpt-oss-120b ")
-    quantize = "llama-quantize gpt-oss-120b-BF16.gguf gpt-oss-120b-Q8_0.gguf Q8_0 "
+    # the converter keeps the MXFP4 experts, so the file it writes is named for them
+    quantize = "llama-quantize gpt-oss-120b-MXFP4.gguf gpt-oss-120b-Q8_0.gguf Q8_0 "
     command = script[script.index(quantize) + len(quantize) :]
     assert command.startswith("llama-server -m gpt-oss-120b-Q8_0.gguf") and (
         "--n-cpu-moe" in command or "-ot" in command
