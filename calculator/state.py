@@ -101,6 +101,7 @@ class PageChoices:
     default_precision: str = DEFAULT_PRECISION
     gpus: Sequence[Choice] = ()
     default_gpu: str = "h200-sxm"
+    mtp_layers: int = 0  # the model's multi-token-prediction layers: the form offers them as a speculative draft
 
     @property
     def gpu_choices(self) -> list[Choice]:
@@ -135,6 +136,7 @@ class CalculatorState:
     concurrency: int = 1
     context: int = 8192
     kv: str = "fp16"
+    mtp: bool = False  # speculative decoding with the model's MTP layers as the draft (vLLM and SGLang)
     release: str = CURRENT_VLLM.key  # vLLM release line (engines/releases.py): what start-up memory it subtracts
     sglang: str = CURRENT_SGLANG.key  # SGLang release line: its default memory reserve
     llamacpp: str = CURRENT_LLAMA_CPP.key  # llama.cpp release line: its caches, fit margin and flags
@@ -249,6 +251,20 @@ def _flag(raw: str) -> tuple[Any, str | None]:
     return None, _("not on or off")
 
 
+def _mtp(choices: PageChoices) -> Parser:
+    """On or off where the model has multi-token-prediction layers; off, said so, where it has none."""
+    if choices.mtp_layers:
+        return _flag
+
+    def parse(raw: str) -> tuple[Any, str | None]:
+        value, problem = _flag(raw)
+        if value:
+            return False, _("this model has no multi-token-prediction layers")
+        return value, problem
+
+    return parse
+
+
 # The state fields that name an engine's release line, that engine, and what the reader is told when no line
 # covers the value.
 RELEASE_FIELDS: Mapping[str, tuple[str, Any]] = {
@@ -304,6 +320,7 @@ PARSERS: Mapping[str, Callable[[PageChoices], Parser]] = {
     "concurrency": lambda choices: _int_in(1, MAX_CONCURRENCY),
     "context": lambda choices: _context(choices.max_context),
     "kv": lambda choices: _one_of(list(KV_DTYPES)),
+    "mtp": _mtp,
     **{name: partial(_release_line_for, engine, problem) for name, (engine, problem) in RELEASE_FIELDS.items()},
     "batch": lambda choices: _int_in(1, MAX_BATCH),
     "seq": lambda choices: _context(choices.max_context),

@@ -26,6 +26,7 @@ _LABELS: Mapping[tuple[str, str], Promise] = {
     ("replicated_weights", ""): _("Attention weights on every GPU"),
     ("weights_layout", ""): _("MXFP4 kernel layout"),
     ("load_peak", ""): _("Loading the 16-bit weights first"),
+    ("draft_weights", ""): _("MTP draft layer"),
     ("overhead", ""): _("Runtime overhead"),
     ("overhead", "sglang"): _("Reserved for activations and CUDA graphs"),
     ("overhead", "sglang_fraction"): _("Reserved for activations and CUDA graphs"),
@@ -68,6 +69,10 @@ _FORMULAS: Mapping[tuple[str, str], Promise] = {
         "vLLM's MXFP4 expert layout for its Triton kernel, {layers} layers × {experts} experts over {tp} GPU(s): "
         "expert scales kept twice (the original and a copy padded to 256 rows) {scales} bytes + biases widened to "
         "fp32 {biases} bytes + each GPU's expert width padded to {width} {padding} bytes"
+    ),
+    ("draft_weights", ""): _(
+        "{layers} multi-token-prediction layer(s) run as the draft of speculative decoding: {params} parameters at "
+        "the weights' precision, the embedding and head shared with the model"
     ),
     ("load_peak", "sglang"): _(
         "{engine} loads the released 16-bit weights ({weights} bytes) before it casts them to FP8: the GPUs hold "

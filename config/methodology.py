@@ -233,6 +233,35 @@ CHANGES: tuple[Change, ...] = (
     Change(
         date(2026, 12, 4),
         _(
+            "One plan per configuration: where no instance is named (the FAQ, the “can it run” and GPU pages, the "
+            "command line) the split runs on exactly the GPUs the memory needs, as a rented instance of that size "
+            "runs it (GLM-5.3-Flash at FP8: 5 × H100 as five pipeline stages on every surface, where the command line "
+            "said “tensor parallel runs 8”), and beyond one node on whole nodes of 8 (DeepSeek-V3 at FP16: 16 × H100 "
+            "on two nodes, not 10)."
+        ),
+    ),
+    Change(
+        date(2026, 12, 4),
+        _(
+            "Speculative decoding with a model’s own multi-token-prediction layer can be switched on (DeepSeek-V3, "
+            "GLM, Qwen3-Next): its layer and cache count, the embedding and head it stores again do not, decoding "
+            "speeds up at DeepSeek’s published acceptance (estimated), and the command carries vLLM’s or SGLang’s "
+            "flags. Casting a 16-bit release to FP8 as it loads needs the 16-bit weights where the engine loads them "
+            "first (SGLang): Llama-3.3-70B at FP8 needs 141 GB to start there, 80 GB under vLLM."
+        ),
+    ),
+    Change(
+        date(2026, 12, 4),
+        _(
+            "Hugging Face Transformers and PEFT runs are sized from what autograd keeps for each layer, the loss’s "
+            "three full-precision copies of the logits and AdamW’s first-step temporaries: a 7B full fine-tuning "
+            "reads 169 GB (was 161 GB, and ran out of a 140 GB card), Llama-3.1-8B LoRA at the defaults 37 GB (was "
+            "42 GB); generate’s prefill counts for a batch of prompts."
+        ),
+    ),
+    Change(
+        date(2026, 12, 4),
+        _(
             "Active parameters per token are our own count from the model’s config; a model card’s or review "
             "page’s figure is listed beside it among the sources. GLM-5.3-Flash: 16.7 B (a review page gives 25.4 B); "
             "speed, throughput and the planner read ours."

@@ -15,6 +15,9 @@ class SpecFacts:
     spec: ModelSpec
     counts: TensorCounts  # loaded parameters by category, MTP layers included
     counts_without_mtp: TensorCounts
+    # the MTP layers an engine runs as the draft of speculative decoding, without the embedding and head they store
+    # again (the engine shares the model's): ``Workload.mtp_draft``
+    counts_with_draft: TensorCounts
     layer_facts: LayerFacts
     attention_layers: int  # layers that keep a per-token cache (full, sliding, MLA)
     active_mlp_width: int  # MLP width a token passes through (k × expert width + shared, or dense width)
@@ -32,6 +35,7 @@ def _derive(spec: ModelSpec) -> SpecFacts:
     not_loaded = min(max(0, spec.params_not_loaded), total)
     counts = _fill(named, total)
     counts_without_mtp = _fill(named, total - not_loaded)
+    counts_with_draft = _fill(named, total - min(not_loaded, max(0, spec.mtp_shared_params)))
     h = max(0, spec.hidden_size)
     heads = max(0, spec.num_attention_heads)
     gqa = heads // spec.num_kv_heads if spec.num_kv_heads > 0 else 1
@@ -45,6 +49,7 @@ def _derive(spec: ModelSpec) -> SpecFacts:
         spec=spec,
         counts=counts,
         counts_without_mtp=counts_without_mtp,
+        counts_with_draft=counts_with_draft,
         layer_facts=layer_facts,
         attention_layers=attention_layers,
         active_mlp_width=max(0, _active_mlp_width(spec)),

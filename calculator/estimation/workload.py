@@ -69,6 +69,10 @@ class Workload:
     # each, the cache is not repeated; 1: none (the whole MLA latent on every tensor-parallel rank)
     attention_data_parallel: int = 1
     load_mtp_layers: bool = False  # count multi-token-prediction layers the checkpoint stores (see SOURCES.md)
+    # speculative decoding with the model's own multi-token-prediction layers as the draft (vLLM --speculative-config
+    # method "mtp", SGLang --speculative-algorithm EAGLE): their decoder layer and its cache are loaded, the embedding
+    # and head they store again are shared with the model, and decoding speeds up (docs/methodology.md §4.15)
+    mtp_draft: bool = False
     # A real build's weight files, measured (Hub file listing) or as published: replaces the computed weights for
     # inference, since a measured size beats a formula (docs/methodology.md §1.1). None: computed from `precision`.
     weights_file_bytes: int | None = None

@@ -72,6 +72,7 @@ FIELD_LABELS = {
     "rank": _("LoRA rank"),
     "optimizer": _("Optimizer"),
     "checkpointing": _("Gradient checkpointing"),
+    "mtp": _("Speculative decoding with its MTP layer"),
     "gpu": _("GPU"),
     "gpus": _("Number of GPUs"),
     "ratio": _("Input tokens per output token"),

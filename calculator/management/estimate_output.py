@@ -77,6 +77,7 @@ def as_json(request: Request, breakdown: Breakdown, rows: list[dict[str, Any]]) 
             "kv_dtype": workload.kv_dtype,
             "vllm_version": vllm_release(workload.engine_release).label if workload.engine == "vllm" else None,
             "engine_version": release_label(workload.engine, workload.engine_release) or None,
+            "mtp_draft": breakdown.bytes_of("draft_weights") > 0,
         },
         "precision_used": precision_used(breakdown),
         "mode_change": mode_change_json(request),

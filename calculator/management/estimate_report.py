@@ -170,6 +170,7 @@ def capacity_json(request: Request, gpu: GpuSpec, row: dict[str, Any], options: 
         kv_dtype=workload.kv_dtype,
         release=workload.engine_release,
         gpu_name=gpu.name,
+        mtp_draft=workload.mtp_draft and request.spec.mtp_layers > 0,
     )
     found = engine_capacity(request.spec, gpu.capacity_bytes, settings)
     return {
@@ -405,6 +406,7 @@ def launch_answer(
         cpu_moe_layers=split.cpu_moe_layers if split else 0,
         wired_limit_mb=rows_machine[0]["wired_limit_mb"] if rows_machine else None,
         engine_release=w.engine_release if engine == w.engine else "",
+        mtp_draft=w.mtp_draft and request.spec.mtp_layers > 0,
     )
     found = launch_command(config)
     return {

@@ -308,6 +308,11 @@ def add_workload_arguments(parser: CommandParser) -> None:
     parser.add_argument("--engine", help=" | ".join(ENGINES) + " (default: --launch's engine, else vllm)")
     parser.add_argument("--kv-dtype", default="fp16", help=" | ".join(KV_DTYPES))
     parser.add_argument(
+        "--mtp",
+        action="store_true",
+        help="speculative decoding with the model's own MTP layers as the draft (vLLM and SGLang)",
+    )
+    parser.add_argument(
         "--vllm-version",
         default=CURRENT_VLLM.key,
         help="the vLLM release the start-up memory is for: 0.7 … " + CURRENT_VLLM.key + " (default: the current one)",
@@ -399,6 +404,7 @@ def read_request(options: dict[str, Any], **workload_fields: Any) -> Request:
         kv_dtype=kv_dtype.key,
         engine_release=lines.get(engine.key, ""),
         framework=Framework(framework),
+        mtp_draft=bool(options.get("mtp")),
         **workload_fields,
     )
     return Request(

@@ -56,7 +56,12 @@ def gpu_choice_labels(gpus: Sequence[GpuSpec]) -> list[str]:
 
 
 def page_choices(
-    max_context: int | None, builds: Sequence[Build], gpus: Sequence[GpuSpec], *, released: str = "fp16"
+    max_context: int | None,
+    builds: Sequence[Build],
+    gpus: Sequence[GpuSpec],
+    *,
+    released: str = "fp16",
+    mtp_layers: int = 0,
 ) -> PageChoices:
     """The form's choices; ``released`` (``released_precision`` of the model's native dtype) is the default
     precision, offered even where it is not one of the usual ones (MXFP4)."""
@@ -67,5 +72,9 @@ def page_choices(
     hardware = [Choice(g.slug, label) for g, label in zip(listed, gpu_choice_labels(listed), strict=True)]
     hardware += [Choice(f"{MAC_PREFIX}{gib}", f"Mac {gib} GB") for gib in MAC_MEMORY_GIB]
     return PageChoices(
-        precisions=tuple(precisions), max_context=max_context, default_precision=released, gpus=tuple(hardware)
+        precisions=tuple(precisions),
+        max_context=max_context,
+        default_precision=released,
+        gpus=tuple(hardware),
+        mtp_layers=mtp_layers,
     )

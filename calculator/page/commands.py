@@ -48,7 +48,7 @@ def commands_section(inputs: PageInputs, setting: Setting, cheapest: OfferRow | 
     # the reader's engine where we start it on rented GPUs (TensorRT-LLM and Transformers get vLLM's command)
     engine = state.engine if state.engine in ("vllm", "sglang", "llama.cpp", "ollama") else "vllm"
     cloud, gpus, cloud_source = "", 0, None
-    serving = Serving(state.context, state.concurrency, state.kv)
+    serving = Serving(state.context, state.concurrency, state.kv, mtp_draft=state.mtp and spec.mtp_layers > 0)
     if cheapest is not None and setting.mode is Mode.INFERENCE:
         plan = cheapest.plan  # the split the ranking priced, the one its speed and this command run
         gpus = plan.gpus_run

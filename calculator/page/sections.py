@@ -46,8 +46,8 @@ class Section(Generic[T]):
 # What an estimate of the page's workload reads: the precision, mode, context, requests, engine, KV cache and the
 # fine-tuning knobs (tests/calculator/test_section_reads.py checks every declaration against the rendered bytes).
 WORKLOAD_INPUTS = frozenset(
-    {"precision", "mode", "context", "concurrency", "engine", "kv", "release", "sglang", "llamacpp", "mlx_lm", "batch",
-     "seq", "rank", "optimizer", "checkpointing", "framework"}
+    {"precision", "mode", "context", "concurrency", "engine", "kv", "mtp", "release", "sglang", "llamacpp", "mlx_lm",
+     "batch", "seq", "rank", "optimizer", "checkpointing", "framework"}
 )  # fmt: skip
 
 
@@ -114,7 +114,7 @@ SECTIONS: tuple[Section[Any], ...] = (
     ),
     Section(
         "builds",
-        reads=frozenset({"context", "concurrency", "engine", "kv", "release", "sglang"}),
+        reads=frozenset({"context", "concurrency", "engine", "kv", "mtp", "release", "sglang"}),
         build=builders.build_builds,
         template="calculator/_builds.html",
         json=as_json.builds_json,
@@ -131,7 +131,7 @@ SECTIONS: tuple[Section[Any], ...] = (
     ),
     Section(
         "inverse",
-        reads=frozenset({"gpu", "gpus", "context", "concurrency", "engine", "kv", "release", "sglang", "macos"}),
+        reads=frozenset({"gpu", "gpus", "context", "concurrency", "engine", "kv", "mtp", "release", "sglang", "macos"}),
         build=builders.build_inverse,
         template="calculator/_inverse.html",
         json=as_json.inverse_json,
@@ -193,13 +193,14 @@ PAGE_PARTS: tuple[PagePart, ...] = (
     # the page's title and description: the headline's figures as text (the description: inference at FP16, INT8,
     # INT4 and as released, so every workload input but the precision, the mode and the fine-tuning knobs)
     PagePart("calculator/_title.html", WORKLOAD_INPUTS),
-    PagePart("calculator/_description.html", RELEASE_INPUTS | {"context", "concurrency", "kv"}),
+    PagePart("calculator/_description.html", RELEASE_INPUTS | {"context", "concurrency", "kv", "mtp"}),
     # the form's first fields: the precision it computes (a fine-tuning mode may change it), the mode, the context
     PagePart("calculator/_form_fields.html", frozenset({"precision", "mode", "context"})),
     # the form's rarer settings (the release select among them); the fragment swaps in the select alone
     PagePart(
         "calculator/_form_more.html",
-        RELEASE_INPUTS | {"mode", "kv", "framework", "batch", "seq", "context", "rank", "optimizer", "checkpointing"},
+        RELEASE_INPUTS
+        | {"mode", "kv", "mtp", "framework", "batch", "seq", "context", "rank", "optimizer", "checkpointing"},
     ),
     PagePart("calculator/_engine_release.html", RELEASE_INPUTS, on_page=False, in_fragment=True, out_of_band=True),
     # the reader's machine's inputs above its table (the table reads the requests and context too: rendered anew)

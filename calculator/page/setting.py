@@ -59,6 +59,7 @@ class PageEstimates:
                 optimizer=Optimizer(state.optimizer),
                 framework=Framework(state.framework),
                 weights_file_bytes=measured or None,
+                mtp_draft=state.mtp,
             ),
             **changes,
         )

@@ -156,7 +156,11 @@ def page_sources(model: Model, facts: ModelFacts, today: date) -> PageSources:
         hosted=tuple(_hosted(row) for row in api_prices_for(model.hub_id, today)),
         today=today,
         choices=page_choices(
-            spec.max_context or model.max_context, builds, gpus, released=released_precision(spec.native_dtype)
+            spec.max_context or model.max_context,
+            builds,
+            gpus,
+            released=released_precision(spec.native_dtype),
+            mtp_layers=spec.mtp_layers,
         ),
         hub_id=model.hub_id,
         display_name=model.display_name,

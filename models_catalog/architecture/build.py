@@ -232,6 +232,8 @@ def build(config: Mapping[str, Any], external: Any) -> dict[str, Any]:
         "params_active_source": params.active_source,
         "components": components,
         "params_not_loaded": counts.mtp,
+        "mtp_layers": d.mtp_layers if counts.mtp else 0,
+        "mtp_shared_params": d.mtp_layers * 2 * d.vocab * d.hidden if counts.mtp and d.mtp_stores_embeddings else 0,
         "params_duplicated": duplicated,
         "experts_routed": shape.experts,
         "experts_shared": d.shared_experts or (1 if d.shared_intermediate else 0),

@@ -55,6 +55,11 @@ class ModelSpec:
     cross_attention_layers: int = 0
     # the vision tower's shape where vLLM's encoder profile can be computed from it (Qwen2/2.5-VL, Gemma 3)
     vision_encoder: VisionEncoder | None = None
+    # multi-token-prediction modules the checkpoint stores (num_nextn_predict_layers), and the parameters of theirs an
+    # engine running them as a draft shares with the main model instead of loading again: DeepSeek-style modules store
+    # the embedding and the head once more (vLLM deepseek_mtp.py, SGLang deepseek_nextn.py share the target's)
+    mtp_layers: int = 0
+    mtp_shared_params: int = 0
 
     @classmethod
     def from_hf_config(cls, config: Mapping[str, Any], params: ParamCounts | None = None) -> ModelSpec:

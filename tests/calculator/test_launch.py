@@ -41,6 +41,8 @@ ACCEPTED: dict[str, tuple[str, frozenset[str]]] = {
                 "--enable-expert-parallel",
                 "--data-parallel-size",  # EngineArgs data_parallel_size, one engine per rank (arg_utils.py at 99d7eb5d)
                 "--distributed-executor-backend",  # EngineArgs.distributed_executor_backend ("ray" across nodes)
+                # EngineArgs.speculative_config, a JSON object: method "mtp" (vllm-project/recipes GLM/GLM5.md)
+                "--speculative-config",
             }
         ),
     ),
@@ -63,6 +65,12 @@ ACCEPTED: dict[str, tuple[str, frozenset[str]]] = {
                 "--nnodes",  # ServerArgs.nnodes, node_rank, dist_init_addr: multi-node deployment
                 "--node-rank",
                 "--dist-init-addr",
+                # ServerArgs.speculative_algorithm, speculative_num_steps, speculative_eagle_topk,
+                # speculative_num_draft_tokens (docs basic_usage/deepseek_v3.md, "Multi-token Prediction")
+                "--speculative-algorithm",
+                "--speculative-num-steps",
+                "--speculative-eagle-topk",
+                "--speculative-num-draft-tokens",
             }
         ),
     ),

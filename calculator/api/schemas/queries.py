@@ -67,6 +67,11 @@ class CalculatorQuery(Schema):
     kv: Annotated[str | None, _documented({"type": "string", "enum": list(KV_DTYPES)})] = Field(
         None, description="KV-cache precision (default fp16)"
     )
+    mtp: Annotated[str | None, _documented({"type": "boolean"})] = Field(
+        None,
+        description="speculative decoding with the model's own multi-token-prediction layers as the draft (vLLM and "
+        "SGLang, models that have them; default false): their weights and cache count, decoding speeds up",
+    )
     release: Annotated[str | None, _documented({"type": "string"})] = Field(
         None,
         description="vLLM release the start-up memory is for: a release (0.19.1) or line ("

@@ -58,6 +58,10 @@ class LaunchConfig:
     attention_data_parallel: int = 1
     prepare: tuple[str, ...] = ()  # shell lines run before everything else (sourcing.WeightsSource.prepare)
     engine_release: str = ""  # the engine's release line (engines/releases.py): llama.cpp's flags follow it
+    # speculative decoding with the model's own MTP layers as the draft, one token a step: vLLM --speculative-config
+    # method "mtp" (vllm-project/recipes GLM/GLM5.md: num_speculative_tokens 1), SGLang --speculative-algorithm EAGLE
+    # with one step (sglang docs basic_usage/deepseek_v3.md, "Multi-token Prediction")
+    mtp_draft: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +113,8 @@ def _vllm(c: LaunchConfig) -> Launch:
         argv += ["--kv-cache-dtype", _VLLM_KV[c.kv_dtype]]
     if c.quantization:
         argv += ["--quantization", c.quantization]
+    if c.mtp_draft:
+        argv += ["--speculative-config", '{"method": "mtp", "num_speculative_tokens": 1}']
     seqs = c.max_num_seqs or (c.concurrency if c.concurrency > 1 else None)
     if seqs and ranks > 1:
         seqs = -(-seqs // ranks)  # each data-parallel engine schedules its own share
@@ -141,6 +147,9 @@ def _sglang(c: LaunchConfig) -> Launch:
         argv += ["--kv-cache-dtype", _SGLANG_KV[c.kv_dtype]]
     if c.quantization:
         argv += ["--quantization", c.quantization]
+    if c.mtp_draft:
+        argv += ["--speculative-algorithm", "EAGLE", "--speculative-num-steps", "1", "--speculative-eagle-topk", "1"]
+        argv += ["--speculative-num-draft-tokens", "2"]
     seqs = c.max_num_seqs or (c.concurrency if c.concurrency > 1 else None)
     if seqs:
         argv += ["--max-running-requests", str(seqs)]

@@ -26,7 +26,13 @@ from ..engines.releases import (
 from ..workload import GIB, MIB, Workload
 from .encoder_profile import vllm_encoder_profile, with_encoder_profile
 from .estimate import estimate
-from .kv import VLLM_MAX_NUM_BATCHED_TOKENS, dsa_indexer_bytes, dsa_latent_bytes, vllm_hybrid_pages
+from .kv import (
+    VLLM_MAX_NUM_BATCHED_TOKENS,
+    dsa_indexer_bytes,
+    dsa_latent_bytes,
+    vllm_hybrid_pages,
+    with_draft_layers,
+)
 
 VLLM_BLOCK_TOKENS = 16  # CacheConfig default block size (§3.7)
 # vLLM forces 64-token blocks for sparse-attention (DSA) models: vllm 0.11.0–0.19.1 vllm/platforms/cuda.py
@@ -54,6 +60,7 @@ class EngineSettings:
     release: str = ""  # the engine's release or line: vLLM "0.19.1", SGLang "0.4.10"; empty: the current one (§4.12)
     gpu_name: str = ""  # the GPU's name as CUDA reports it: A100s take vLLM's small batch defaults
     enforce_eager: bool = False  # no CUDA graphs, so no CUDA-graph estimate
+    mtp_draft: bool = False  # the model's MTP layers run as the draft: their weights and KV beside the target's
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +114,7 @@ def kv_tokens_from_memory(
     assert kv_dtype is not None
     tp = max(1, settings.tensor_parallel)
     if engine.key == "sglang":
-        per_token = _token_bytes_per_gpu(spec.layer_groups, kv_dtype, tp, engine.key)
+        per_token = _token_bytes_per_gpu(_layer_groups(spec, settings), kv_dtype, tp, engine.key)
         tokens = int(kv_cache_bytes // per_token) if per_token else 0
         return tokens, tokens / max(1, settings.max_model_len)
     _, tokens, concurrency, _, _ = _vllm_blocks(spec, engine, kv_dtype, kv_cache_bytes, settings, tp)
@@ -126,8 +133,15 @@ def _weights_per_gpu(spec: ModelSpec, engine: EngineProfile, settings: EngineSet
         weights_file_bytes=settings.weights_file_bytes,
         tensor_parallel=tp,  # vLLM's MXFP4 layout pads each rank's expert width
         engine_release=settings.release if engine.key == "vllm" else "",
+        mtp_draft=settings.mtp_draft,
     )
-    return -(-estimate(spec, workload).weights_bytes // tp)
+    found = estimate(spec, workload)
+    return -(-(found.weights_bytes + found.bytes_of("draft_weights")) // tp)
+
+
+def _layer_groups(spec: ModelSpec, settings: EngineSettings) -> tuple[LayerGroup, ...]:
+    """The layers that cache: the model's, and its MTP draft's where it runs as one (memory/kv.py)."""
+    return with_draft_layers(spec.layer_groups, spec.mtp_layers) if settings.mtp_draft else spec.layer_groups
 
 
 def _token_bytes_per_gpu(groups: tuple[LayerGroup, ...], kv_dtype: KvDtype, tp: int, engine_key: str) -> float:
@@ -210,7 +224,7 @@ def _vllm_blocks(
     concurrency = blocks ÷ the blocks one request of max_model_len needs in all groups together; the reported size
     is concurrency × max_model_len from 0.21, blocks // groups × block tokens before (§3.10)."""
     release = vllm_release(settings.release)
-    groups = spec.layer_groups
+    groups = _layer_groups(spec, settings)
     hybrid = vllm_hybrid_pages(groups, engine, kv_dtype, tp, release.mla_hybrid_block_alignment)
     block = _vllm_block_tokens(groups, hybrid.attention_block_tokens if hybrid else 0)
     max_len = max(1, settings.max_model_len)
@@ -311,7 +325,7 @@ def _sglang(
     usable = int(gpu_total * fraction)
     non_torch = SGLANG_NON_TORCH_ONE_GPU if tp == 1 else SGLANG_NON_TORCH_PARALLEL
     available = max(0, usable - weights - non_torch)
-    per_token = _token_bytes_per_gpu(spec.layer_groups, kv_dtype, tp, engine.key)
+    per_token = _token_bytes_per_gpu(_layer_groups(spec, settings), kv_dtype, tp, engine.key)
     tokens = int(available // per_token) if per_token else 0
     max_len = max(1, settings.max_model_len)
     return EngineCapacity(

@@ -20,7 +20,7 @@ from ..precision import (
     get_precision,
 )
 from ..workload import Breakdown, Mode, Term, Workload
-from .kv import KvSize, kv_size
+from .kv import KvSize, kv_size, with_draft_layers
 from .overhead import engine_overhead_terms
 from .training import _training_precision, training_terms
 from .weights import vllm_mxfp4_layout_bytes, weights_detail
@@ -108,6 +108,10 @@ def _inference_terms(
 ) -> list[Term]:
     spec = facts.spec
     terms, gpu_weights = _weight_terms(facts, workload, engine, precision, estimated)
+    draft = drafts_with_mtp(spec, workload, engine.key)
+    if draft:
+        terms.append(_draft_term(facts, precision, spec.mtp_layers))
+        gpu_weights += terms[-1].bytes
     ranks = attention_ranks(spec, engine.key, workload.attention_data_parallel)
     replicated = 0
     if ranks > 1:
@@ -124,7 +128,7 @@ def _inference_terms(
             )
         )
     kv = kv_size(
-        spec.layer_groups,
+        with_draft_layers(spec.layer_groups, spec.mtp_layers) if draft else spec.layer_groups,
         engine,
         kv_dtype,
         context=context,
@@ -133,7 +137,7 @@ def _inference_terms(
         heads=spec.num_attention_heads,
         head_dim=spec.head_dim,
     )
-    terms.extend(_cache_terms(kv, facts, engine, kv_dtype, concurrency))
+    terms.extend(_cache_terms(kv, facts, engine, kv_dtype, concurrency, spec.mtp_layers if draft else 0))
     cache_bytes = kv.kv_bytes + kv.state_bytes
     terms.extend(
         engine_overhead_terms(
@@ -151,6 +155,32 @@ def _inference_terms(
     if peak is not None:
         terms.append(peak)
     return terms
+
+
+# Engines that run a model's own multi-token-prediction layers as the draft of speculative decoding: vLLM
+# (--speculative-config method "mtp", vllm-project/recipes GLM/GLM5.md) and SGLang (--speculative-algorithm EAGLE with
+# the model's NextN layer, docs basic_usage/deepseek_v3.md).
+MTP_DRAFT_ENGINES = frozenset({"vllm", "sglang"})
+
+
+def drafts_with_mtp(spec: ModelSpec, workload: Workload, engine_key: str) -> bool:
+    """Whether ``workload`` runs the model's MTP layers as its draft: asked for, inference, an engine that does, a
+    model that has them."""
+    return (
+        workload.mtp_draft
+        and workload.mode is Mode.INFERENCE
+        and engine_key in MTP_DRAFT_ENGINES
+        and spec.mtp_layers > 0
+    )
+
+
+def _draft_term(facts: SpecFacts, precision: Precision, layers: int) -> Term:
+    """The MTP draft's weights: its decoder layer(s) and projections at the weights' precision, the embedding and head
+    it stores again shared with the model (vLLM ``deepseek_mtp.py``, SGLang ``deepseek_nextn.py``: the target's)."""
+    with_draft, _bits, params_with = weights_detail(facts, precision, load_mtp=False, draft=True)
+    without, _bits, params_without = weights_detail(facts, precision, load_mtp=False)
+    inputs: dict[str, int | float | str] = {"layers": layers, "params": params_with - params_without}
+    return Term("draft_weights", with_draft - without, inputs)
 
 
 # vLLM lines that load a 16-bit release whole before casting it to FP8 (--quantization fp8): the weights are created in
@@ -243,7 +273,7 @@ def _weights_term(precision: Precision, params: int, avg_bits: float, weights: i
 
 
 def _cache_terms(
-    kv: KvSize, facts: SpecFacts, engine: EngineProfile, kv_dtype: KvDtype, concurrency: int
+    kv: KvSize, facts: SpecFacts, engine: EngineProfile, kv_dtype: KvDtype, concurrency: int, draft_layers: int = 0
 ) -> list[Term]:
     terms = [
         Term(
@@ -251,7 +281,7 @@ def _cache_terms(
             kv.kv_bytes,
             {
                 "bytes_per_token": kv.bytes_per_token,
-                "layers": facts.attention_layers,
+                "layers": facts.attention_layers + draft_layers,
                 "kv_dtype": kv_dtype.label,
                 "cells": kv.tokens_per_sequence,
                 "requests": concurrency,

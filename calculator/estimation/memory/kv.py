@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import NamedTuple
 
 from models_catalog.architecture import AttentionKind, LayerGroup
@@ -81,6 +82,20 @@ def mla_elements(engine: EngineProfile, group: LayerGroup, heads: int, head_dim:
         # HF: per-head K (head_dim = nope + rope) and V (v_head_dim, equal to the nope width in DeepSeek/GLM)
         return heads * (2 * head_dim - group.rope_dim)
     return latent
+
+
+def with_draft_layers(groups: tuple[LayerGroup, ...], mtp_layers: int) -> tuple[LayerGroup, ...]:
+    """The layer groups with the MTP draft's decoder layers added to the attention kind they use, the model's last
+    full or MLA kind (models_catalog/architecture/params.py ``_mtp_layer``): the draft caches its own keys and values
+    like a layer of the model (vLLM and SGLang allocate its KV beside the target's)."""
+    index = next((i for i in reversed(range(len(groups))) if groups[i].kind in _DRAFT_KINDS), None)
+    if index is None or mtp_layers <= 0:
+        return groups
+    group = groups[index]
+    return (*groups[:index], replace(group, count=group.count + mtp_layers), *groups[index + 1 :])
+
+
+_DRAFT_KINDS = frozenset({AttentionKind.MLA, AttentionKind.FULL})
 
 
 def dsa_latent_bytes(engine_key: str, group: LayerGroup, kv_dtype: KvDtype) -> float:

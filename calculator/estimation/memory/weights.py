@@ -20,15 +20,18 @@ def weight_bytes(facts: SpecFacts, precision: Precision, *, load_mtp: bool, vari
 
 
 def weights_detail(
-    facts: SpecFacts, precision: Precision, *, load_mtp: bool, variant: str = ""
+    facts: SpecFacts, precision: Precision, *, load_mtp: bool, variant: str = "", draft: bool = False
 ) -> tuple[int, float, int]:
-    """(bytes, average bits per parameter, parameters) of the weights, remembered per spec and precision."""
-    key = (precision.key, load_mtp, variant)
-    return per_spec("weights", facts.spec, key, lambda: _weights_detail(facts, precision, load_mtp, variant))
+    """(bytes, average bits per parameter, parameters) of the weights, remembered per spec and precision; ``draft``:
+    with the MTP layers an engine runs as the draft, less the embedding and head they share with the model."""
+    key = (precision.key, load_mtp, variant, draft)
+    return per_spec("weights", facts.spec, key, lambda: _weights_detail(facts, precision, load_mtp, variant, draft))
 
 
-def _weights_detail(facts: SpecFacts, precision: Precision, load_mtp: bool, variant: str) -> tuple[int, float, int]:
-    counts = facts.counts if load_mtp else facts.counts_without_mtp
+def _weights_detail(
+    facts: SpecFacts, precision: Precision, load_mtp: bool, variant: str, draft: bool
+) -> tuple[int, float, int]:
+    counts = facts.counts if load_mtp else facts.counts_with_draft if draft else facts.counts_without_mtp
     if precision.gguf_ftype and variant != "qlora":
         return _gguf_detail(facts, precision.gguf_ftype)
     bits = precision.bits(counts, facts.layer_facts)

@@ -203,6 +203,7 @@ class Serving:
     context: int
     concurrency: int
     kv_dtype: str = "fp16"
+    mtp_draft: bool = False  # the model's MTP layers as the draft of speculative decoding (vLLM and SGLang)
 
 
 def cloud_launch(plan: GpuPlan, source: WeightsSource, serving: Serving, engine: str) -> str:
@@ -240,6 +241,7 @@ def cloud_launch(plan: GpuPlan, source: WeightsSource, serving: Serving, engine:
             gpu_memory_utilization=FILL_FRACTION,  # the share fit.usable_bytes counted on
             max_num_seqs=serving.concurrency if serving.concurrency > 1 else None,
             prepare=source.prepare,
+            mtp_draft=serving.mtp_draft,
         )
     ).script
 
