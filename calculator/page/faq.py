@@ -313,8 +313,9 @@ def _mac_answer(mac: MacVerdict | None) -> str:
     if mac.verdict == "raise":
         return gettext(
             "Yes, with enough memory: the smallest Mac it fits is one with %(gib)s GB of unified memory, at "
-            "%(build)s (about %(need)s), once a sysctl line raises the GPU memory limit to %(limit)s MB."
-        ) % {**figures, "limit": mac.wired_limit_mb}
+            "%(build)s (about %(need)s), once a sysctl line raises the GPU memory limit from the %(default)s macOS "
+            "allows by default to %(limit)s MB."
+        ) % {**figures, "limit": mac.wired_limit_mb, "default": format_gb(mac.default_limit_bytes)}
     return (
         gettext(
             "Yes, with enough memory: the smallest Mac it fits is one with %(gib)s GB of unified memory, at %(build)s "
