@@ -88,6 +88,18 @@ def _empty_cache() -> Iterator[None]:
     yield
 
 
+@pytest.fixture(autouse=True)
+def _site_language() -> Iterator[None]:
+    """Each test starts in the site's default language: LocaleMiddleware activates a request's language for the
+    thread and leaves it active, so a German page fetched by one test would otherwise make the next test's
+    ``gettext`` German."""
+    from django.utils import translation
+
+    translation.activate(settings.LANGUAGE_CODE)
+    yield
+    translation.deactivate()
+
+
 @pytest.fixture
 def require_postgres() -> None:
     if not uses_postgres():
