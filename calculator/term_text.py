@@ -71,8 +71,8 @@ _FORMULAS: Mapping[tuple[str, str], Promise] = {
         "fp32 {biases} bytes + each GPU's expert width padded to {width} {padding} bytes"
     ),
     ("draft_weights", ""): _(
-        "{layers} multi-token-prediction layer(s) run as the draft of speculative decoding: {params} parameters at "
-        "the weights' precision, the embedding and head shared with the model"
+        "the model's multi-token-prediction layers ({layers}) run as the draft of speculative decoding: {params} "
+        "parameters at the weights' precision, the embedding and head shared with the model"
     ),
     ("load_peak", "sglang"): _(
         "{engine} loads the released 16-bit weights ({weights} bytes) before it casts them to FP8: the GPUs hold "

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
-from calculator.estimation import Mode, budget_bytes, run_count
+from calculator.estimation import MAX_GPUS_PER_NODE, Mode, budget_bytes, run_count
 from calculator.formatting import format_day, format_gb, format_money, format_number
 from calculator.labels import hosted_provider, requests_phrase
 from calculator.plan_state import volume_words
@@ -206,13 +206,10 @@ def _h100(f: _Figures) -> str:
 
 
 def _count(f: _Figures) -> str:
-    """Counted at the precision the model is released in (FP16 for a 16-bit release)."""
+    """Counted at the precision the model is released in (FP16 for a 16-bit release), as an engine runs them: whole
+    nodes of 8 beyond one, said so."""
     counts = ", ".join(
-        gettext("%(count)s × %(size)s GB")
-        % {
-            "count": run_count(f.released.need_bytes, gpu, f.engine, f.released.per_gpu_bytes),
-            "size": f"{gpu.memory_gb:g}",
-        }
+        _gpus_of(run_count(f.released.need_bytes, gpu, f.engine, f.released.per_gpu_bytes), gpu.memory_gb)
         for gpu in f.count_gpus
     )
     setting_words = {"context": f.context, "requests": f.requests, "precision": f.released.label}
@@ -222,6 +219,15 @@ def _count(f: _Figures) -> str:
         else gettext("At FP16 with %(context)s tokens of context and %(requests)s:")
     )
     return f"{lead % setting_words} {counts}."
+
+
+def _gpus_of(count: int, memory_gb: float) -> str:
+    """ "5 × 80 GB", or "16 × 80 GB on 2 nodes" beyond one node of 8."""
+    gpus = gettext("%(count)s × %(size)s GB") % {"count": count, "size": f"{memory_gb:g}"}
+    if count <= MAX_GPUS_PER_NODE:
+        return gpus
+    nodes = -(-count // MAX_GPUS_PER_NODE)
+    return ngettext("%(gpus)s on %(num)s node", "%(gpus)s on %(num)s nodes", nodes) % {"gpus": gpus, "num": nodes}
 
 
 def _precision_item(f: _Figures) -> FaqItem:
