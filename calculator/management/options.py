@@ -27,6 +27,7 @@ from calculator.estimation import (
     GIB,
     KV_DTYPES,
     MODES,
+    EngineProfile,
     Framework,
     Mode,
     Workload,
@@ -356,6 +357,16 @@ class Request:
     reason: str  # a key of calculator.labels.MODE_CHANGES, "" when the pair applies
 
 
+def _engine_option(options: dict[str, Any]) -> EngineProfile:
+    """--engine, else the engine --launch starts (one plan: a command is sized under its own engine), else vLLM."""
+    launch = options.get("launch")
+    options["engine"] = options.get("engine") or (launch if launch in ENGINES else None) or "vllm"
+    engine = get_engine(options["engine"])
+    if engine is None:
+        raise usage_error("--engine", f"expected one of {', '.join(ENGINES)}, got {options['engine']!r}")
+    return engine
+
+
 def read_request(options: dict[str, Any], **workload_fields: Any) -> Request:
     """Checks every workload option, then loads the model (so a typo in a flag is reported before any I/O)."""
     asked_precision = options.get("precision")
@@ -366,12 +377,7 @@ def read_request(options: dict[str, Any], **workload_fields: Any) -> Request:
         mode = Mode(str(options["mode"]).strip().lower())
     except ValueError:
         raise usage_error("--mode", f"expected one of {', '.join(MODES)}, got {options['mode']!r}") from None
-    # one plan: a command for an engine is sized under that engine (mlx: llama.cpp's rules stand in, as on Macs)
-    launch = options.get("launch")
-    options["engine"] = options.get("engine") or (launch if launch in ENGINES else None) or "vllm"
-    engine = get_engine(options["engine"])
-    if engine is None:
-        raise usage_error("--engine", f"expected one of {', '.join(ENGINES)}, got {options['engine']!r}")
+    engine = _engine_option(options)
     kv_dtype = get_kv_dtype(options["kv_dtype"])
     if kv_dtype is None:
         raise usage_error("--kv-dtype", f"expected one of {', '.join(KV_DTYPES)}, got {options['kv_dtype']!r}")

@@ -136,10 +136,7 @@ def training_terms(
     terms.append(
         _state("optimizer", trainable.params * trainable.state_bytes, ZERO_SHARDS_OPTIMIZER, sharding, o_inputs)
     )
-    if profile.deepspeed and stage == ZERO_SHARDS_WEIGHTS:
-        largest = largest_layer_params(facts.spec)
-        gather = ZERO3_GATHER_BYTES_PER_PARAM * largest * data_parallel
-        terms.append(Term("gather_buffer", gather, {"largest": largest, "gpus": data_parallel}, estimated=True))
+    terms.extend(_gather_terms(facts, profile, stage, data_parallel))
     activations = _training_activations(facts, workload, profile, data_parallel, mode)
     terms.extend(activations)
     freed = sum(t.bytes for t in activations if t.on_gpu)
@@ -149,6 +146,15 @@ def training_terms(
     total = sum(t.bytes for t in terms if t.on_gpu)
     per_gpu = -(-total // data_parallel) if stage is not None else None
     return terms, per_gpu
+
+
+def _gather_terms(facts: SpecFacts, profile: FrameworkProfile, stage: int | None, data_parallel: int) -> list[Term]:
+    """ZeRO-3's gathered layer on each GPU (DeepSpeed profiles with the weights sharded); none otherwise."""
+    if not (profile.deepspeed and stage == ZERO_SHARDS_WEIGHTS):
+        return []
+    largest = largest_layer_params(facts.spec)
+    gather = ZERO3_GATHER_BYTES_PER_PARAM * largest * data_parallel
+    return [Term("gather_buffer", gather, {"largest": largest, "gpus": data_parallel}, estimated=True)]
 
 
 def _state(
