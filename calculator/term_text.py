@@ -231,6 +231,11 @@ _RULES: Mapping[str, Promise] = {
     "routed-expert weights MXFP4 (E2M1 + one E8M0 scale per 32); every other tensor BF16": _(
         "routed-expert weights MXFP4 (E2M1 + one E8M0 scale per 32); every other tensor BF16"
     ),
+    "linear weights NVFP4 (E2M1 + one FP8 E4M3 scale per 16, experts included); embeddings, head, norms, router and "
+    "vision tower stay 16-bit": _(
+        "linear weights NVFP4 (E2M1 + one FP8 E4M3 scale per 16, experts included); embeddings, head, norms, router "
+        "and vision tower stay 16-bit"
+    ),
 }
 _GGUF_RULE = re.compile(r"^llama\.cpp (\S+): body (\S+), output (\S+), token_embd (\S+)( \(per-tensor overrides.*\))?$")
 _MLX_RULE = re.compile(r"^linear and embedding weights affine (\d+)-bit, group 64")

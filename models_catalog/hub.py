@@ -42,6 +42,7 @@ _FORMAT_BY_TAG = (
     ("gptq", "GPTQ"),
     ("w8a8", "W8A8"),
     ("bitsandbytes", "NF4"),
+    ("nvfp4", "NVFP4"),
     ("fp8", "FP8"),
     ("exl2", "EXL2"),
 )
@@ -49,11 +50,18 @@ _FORMAT_BY_TAG = (
 
 def _compressed_tensors_format(quantization: Mapping[str, Any]) -> str | None:
     """An llm-compressor checkpoint's format from its scheme (``config_groups``): 8-bit integer weights with 8-bit
-    activations are INT8 W8A8, 8-bit float weights FP8; other schemes (W4A16 and the like) are not told apart."""
+    activations are INT8 W8A8, 8-bit float weights FP8, 4-bit float weights in groups of 16 (the
+    ``nvfp4-pack-quantized`` format) NVFP4; other schemes (W4A16 and the like) are not told apart."""
+    if str(quantization.get("format") or "").lower() == "nvfp4-pack-quantized":
+        return "NVFP4"
     groups = quantization.get("config_groups") or {}
     for group in groups.values() if isinstance(groups, Mapping) else ():
         weights = (group or {}).get("weights") or {}
         activations = (group or {}).get("input_activations") or {}
+        if str((group or {}).get("format") or "").lower() == "nvfp4-pack-quantized" or (
+            weights.get("num_bits") == 4 and weights.get("type") == "float" and weights.get("group_size") == 16
+        ):
+            return "NVFP4"
         if weights.get("num_bits") == 8 and weights.get("type") == "float":
             return "FP8"
         if weights.get("num_bits") == 8 and weights.get("type") == "int" and activations.get("num_bits") == 8:
@@ -124,7 +132,7 @@ class HubModelInfo:
 
     @property
     def quantized_format(self) -> str | None:
-        """GGUF / MLX / AWQ / GPTQ / NF4 / FP8 when this repo holds a quantized build, else None."""
+        """GGUF / MLX / AWQ / GPTQ / NF4 / NVFP4 / FP8 when this repo holds a quantized build, else None."""
         haystack = {tag.lower() for tag in self.tags} | {self.library_name or ""}
         name = self.hub_id.lower()
         for needle, label in _FORMAT_BY_TAG:
@@ -134,6 +142,8 @@ class HubModelInfo:
         quant_method = quantization.get("quant_method")
         if isinstance(quant_method, str) and quant_method.lower() == "compressed-tensors":
             return _compressed_tensors_format(quantization)
+        if isinstance(quant_method, str) and quant_method.lower() == "modelopt":
+            return "NVFP4" if str(quantization.get("quant_algo") or "").upper() == "NVFP4" else None
         if isinstance(quant_method, str):
             return {"awq": "AWQ", "gptq": "GPTQ", "fp8": "FP8", "bitsandbytes": "NF4"}.get(quant_method.lower())
         return None

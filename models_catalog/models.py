@@ -176,6 +176,7 @@ class QuantizedBuild(models.Model):
         GPTQ = "GPTQ"
         W8A8 = "W8A8"
         FP8 = "FP8"
+        NVFP4 = "NVFP4"
         NF4 = "NF4"
         EXL2 = "EXL2"
         BF16 = "BF16"

@@ -3,7 +3,7 @@
 A format quantizes some tensors and keeps others in 16 or 32 bit; the bytes come from applying each format's
 bits to the tensors it actually quantizes (docs/methodology.md §2; sources in SOURCES.md). The generic
 ``int8`` / ``int4`` precisions are the seed page's method (1 byte or 0.5 byte per parameter + 5 % for scales,
-applied to every parameter); the named formats (GGUF, AWQ, GPTQ, NF4, MLX, MXFP4) carry their true bytes.
+applied to every parameter); the named formats (GGUF, AWQ, GPTQ, NF4, MLX, MXFP4, NVFP4) carry their true bytes.
 
 The tensor categories and a format's rule are in ``tensor_bits``; llama.cpp's GGUF file types in ``gguf_types``
 (``GGUF_TYPE_BITS``, ``gguf_key`` and ``more_bits_layers`` are also importable from here).
@@ -25,6 +25,10 @@ FP8_BLOCK_BITS = 8 + 32 / (128 * 128)  # DeepSeek-style FP8, one fp32 scale per 
 GPTQ_AWQ_G128_BITS = 4 + 16 / 128 + 4 / 128  # int4 + fp16 scale + packed 4-bit zero per group of 128
 NF4_DOUBLE_QUANT_BITS = 4 + 8 / 64 + 32 / (64 * 256)  # bitsandbytes NF4, absmax re-quantized in blocks of 256
 MXFP4_BITS = 17 * 8 / 32  # E2M1 values + one E8M0 scale per 32
+# NVFP4 (NVIDIA ModelOpt "NVFP4", llm-compressor "nvfp4-pack-quantized"): E2M1 values, two per byte, with one FP8 E4M3
+# scale per 16; the one or two fp32 scales per matrix (weight and input global scale) are below 1e-6 bit per weight
+# and left out (docs/methodology.md §2.11)
+NVFP4_BITS = 4 + 8 / 16
 # INT8 W8A8 (llm-compressor's scheme, compressed-tensors): int8 weights with one 16-bit scale per output channel, a
 # share of a bit per weight below 0.004 for inputs of 4,096 or more; activations are quantized per token at run time
 W8A8_BITS = 8.0
@@ -39,7 +43,7 @@ def _mlx_bits(bits: int) -> float:
 class Precision:
     key: str  # as the query string and the CLI spell it: "fp16", "int4", "q4_k_m", "mlx-4bit"
     label: str  # as pages show it: "FP16 / BF16", "GGUF Q4_K_M"
-    family: str  # "float" | "generic" | "gguf" | "awq" | "gptq" | "w8a8" | "bnb" | "mlx" | "mxfp4" | "fp8"
+    family: str  # "float" | "generic" | "gguf" | "awq" | "gptq" | "w8a8" | "bnb" | "mlx" | "mxfp4" | "nvfp4" | "fp8"
     nominal_bits: float  # the headline bits of the quantized tensors (orders precisions within a family)
     bits: BitsRule  # effective bits per category
     description: str  # what is quantized, what stays wide
@@ -138,7 +142,7 @@ def _seed_precisions() -> list[Precision]:
 
 
 def _checkpoint_formats() -> list[Precision]:
-    """Formats checkpoints ship in for GPU engines: AWQ, GPTQ, bitsandbytes NF4, MXFP4 experts."""
+    """Formats checkpoints ship in for GPU engines: AWQ, GPTQ, bitsandbytes NF4, MXFP4 experts, NVFP4."""
     return [
         Precision(
             "awq",
@@ -187,6 +191,16 @@ def _checkpoint_formats() -> list[Precision]:
             _linear_only(16.0, experts=MXFP4_BITS),
             "routed-expert weights MXFP4 (E2M1 + one E8M0 scale per 32); every other tensor BF16",
             "§2.8",
+        ),
+        Precision(
+            "nvfp4",
+            "NVFP4",
+            "nvfp4",
+            NVFP4_BITS,
+            _linear_only(NVFP4_BITS),
+            "linear weights NVFP4 (E2M1 + one FP8 E4M3 scale per 16, experts included); embeddings, head, norms, "
+            "router and vision tower stay 16-bit",
+            "§2.11, §2.9",
         ),
     ]
 

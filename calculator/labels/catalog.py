@@ -189,6 +189,7 @@ NOTE_MESSAGES: dict[str, Promise] = {
 _STORED: dict[str, Promise] = {
     "fp8": _("FP8 block-scale tensors"),
     "mxfp4": _("MXFP4 packing and E8M0 scales"),
+    "nvfp4": _("NVFP4 packing and FP8 scales"),
 }
 
 

@@ -195,6 +195,7 @@ class Machine:
     memory_bandwidth_gbps: float | None = None
     bf16_dense_tflops: float | None = None
     fp8_dense_tflops: float | None = None
+    fp4_dense_tflops: float | None = None
     reported_capacity_bytes: int | None = None  # GpuSpec.capacity_bytes of the catalog row it comes from
     # The rest of what the speed model reads (core SpeedHardware); machine_from_gpu does not carry them over from the
     # catalog row, so the speed model takes its CUDA engine profiles and no measured prefill run for a machine.
@@ -231,6 +232,7 @@ def machine_from_gpu(gpu: GpuSpec, ram_gb: float | None = None) -> Machine:
         memory_bandwidth_gbps=gpu.memory_bandwidth_gbps,
         bf16_dense_tflops=gpu.bf16_dense_tflops,
         fp8_dense_tflops=gpu.fp8_dense_tflops,
+        fp4_dense_tflops=gpu.fp4_dense_tflops,
         reported_capacity_bytes=None if apple or ram_gb is not None else gpu.capacity_bytes,
     )
 
@@ -300,8 +302,8 @@ def add_workload_arguments(parser: CommandParser) -> None:
     parser.add_argument("--active-params", help="parameters active per token (MoE)")
     parser.add_argument(
         "--precision",
-        help="fp32 fp16 bf16 fp8 int8 int4 nf4 mxfp4 awq gptq mlx-2bit … mlx-8bit, or a GGUF type (Q4_K_M, IQ4_XS); "
-        "default: the precision the model ships in (fp16 for BF16 / FP16 releases; QLoRA: int4)",
+        help="fp32 fp16 bf16 fp8 int8 int4 nf4 mxfp4 nvfp4 awq gptq mlx-2bit … mlx-8bit, or a GGUF type "
+        "(Q4_K_M, IQ4_XS); default: the precision the model ships in (fp16 for BF16 / FP16 releases; QLoRA: int4)",
     )
     parser.add_argument("--mode", default="inference", help=" | ".join(MODES))
     parser.add_argument("--context", default="8192", help="tokens per request: 8192, 8K, 128k, 1M")

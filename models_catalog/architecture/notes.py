@@ -79,9 +79,11 @@ def _active(experts: bool, tied: bool) -> str:
 
 def stored_as(method: str) -> str:
     """What a quantized release stores besides its parameters, by quantization method."""
-    return {"fp8": "FP8 block-scale tensors", "mxfp4": "MXFP4 packing and E8M0 scales"}.get(
-        method, f"{method} packing and scale/zero tensors"
-    )
+    return {
+        "fp8": "FP8 block-scale tensors",
+        "mxfp4": "MXFP4 packing and E8M0 scales",
+        "nvfp4": "NVFP4 packing and FP8 scales",
+    }.get(method, f"{method} packing and scale/zero tensors")
 
 
 _ENGLISH: dict[str, Callable[[Mapping[str, NoteValue]], str]] = {

@@ -4,7 +4,10 @@ The Hub's safetensors totals count stored *elements*. For quantized checkpoints 
 parameter count (docs/methodology.md §1.1): FP8 block checkpoints add one float32 scale per 128×128
 block, GPTQ/AWQ pack 8 int4 values into each I32 and add zeros/scales, bitsandbytes 4-bit packs two values
 per U8 and adds absmax values. For gpt-oss the Hub reports one element per MXFP4 value plus one per E8M0
-scale (120,412,337,472 = 116,829,156,672 parameters + 114,661,785,600 expert weights / 32).
+scale (120,412,337,472 = 116,829,156,672 parameters + 114,661,785,600 expert weights / 32). NVFP4 checkpoints
+(ModelOpt ``quant_algo: "NVFP4"``, compressed-tensors ``nvfp4-pack-quantized``) store each quantized matrix of n
+weights as n/2 U8 elements (two E2M1 values per byte) plus n/16 FP8 E4M3 scales, and one fp32 scalar per matrix for
+the weight's global scale and one for the input's where activations are quantized (docs/methodology.md §2.11).
 """
 
 from __future__ import annotations
@@ -28,13 +31,18 @@ _TORCH_DTYPES = {
     "float8_e4m3fn": "fp8",
     "float8_e5m2": "fp8",
 }
-PACKED_METHODS = frozenset({"mxfp4", "gptq", "awq", "bitsandbytes"})
+PACKED_METHODS = frozenset({"mxfp4", "nvfp4", "gptq", "awq", "bitsandbytes"})
+NVFP4_GROUP = 16  # E2M1 values per FP8 E4M3 scale (NVIDIA ModelOpt NVFP4; compressed-tensors "tensor_group", 16)
 
 
 def quant_method(quantization: Mapping[str, Any]) -> str:
     method = (as_str(quantization.get("quant_method")) or "").lower()
+    if method == "modelopt" and (as_str(quantization.get("quant_algo")) or "").upper() == "NVFP4":
+        return "nvfp4"
     if method == "compressed-tensors":
         text = repr(quantization.get("config_groups")).lower()
+        if "nvfp4" in text or "nvfp4" in (as_str(quantization.get("format")) or "").lower() or _fp4_g16(quantization):
+            return "nvfp4"  # llm-compressor's "nvfp4-pack-quantized" format, FP4 weights in groups of 16
         if "float" in text and "'num_bits': 8" in text:
             return "fp8"
         if "'num_bits': 4" in text:
@@ -49,8 +57,8 @@ def native_dtype(quantization: Mapping[str, Any], torch_dtype: str | None) -> st
     method = quant_method(quantization)
     if method == "fp8":
         return "fp8"
-    if method == "mxfp4":
-        return "mxfp4"
+    if method in ("mxfp4", "nvfp4"):
+        return method
     if method in ("gptq", "awq"):
         bits = as_int(quantization.get("bits")) or as_int(quantization.get("w_bit")) or 4
         return f"int{bits}"
@@ -76,6 +84,9 @@ def storage_overhead(method: str, quantization: Mapping[str, Any], linears: list
         return sum(lin.count * -(-lin.out_features // rows) * -(-lin.in_features // cols) for lin in linears)
     if method == "mxfp4":
         return sum(lin.count * lin.out_features * lin.in_features // 32 for lin in linears if lin.expert)
+    if method == "nvfp4":
+        per_matrix = 1 + _input_scale(quantization)
+        return sum(lin.count * (per_matrix - 7 * lin.out_features * lin.in_features // NVFP4_GROUP) for lin in linears)
     if method in ("gptq", "awq"):
         bits = as_int(quantization.get("bits")) or as_int(quantization.get("w_bit")) or 4
         group = as_int(quantization.get("group_size")) or as_int(quantization.get("q_group_size")) or 128
@@ -117,6 +128,25 @@ def elements_to_params(
     if params == total_elements:
         return params, None
     return params, SpecNote.of(NoteKey.HUB_ELEMENTS, elements=total_elements, method=method, parameters=params)
+
+
+def _fp4_g16(quantization: Mapping[str, Any]) -> bool:
+    """A compressed-tensors scheme with 4-bit float weights in groups of 16: NVFP4's (MXFP4's groups are 32)."""
+    groups = quantization.get("config_groups")
+    for group in groups.values() if isinstance(groups, Mapping) else ():
+        weights = group.get("weights") if isinstance(group, Mapping) else None
+        if isinstance(weights, Mapping) and (weights.get("num_bits"), weights.get("type")) == (4, "float"):
+            return weights.get("group_size") == 16
+    return False
+
+
+def _input_scale(quantization: Mapping[str, Any]) -> int:
+    """1 where an NVFP4 checkpoint stores an input global scale per matrix (ModelOpt's NVFP4 quantizes activations
+    too; a compressed-tensors group with ``input_activations``), 0 for weight-only NVFP4 (W4A16)."""
+    groups = quantization.get("config_groups")
+    if not isinstance(groups, Mapping):
+        return 1
+    return int(any(isinstance(g, Mapping) and g.get("input_activations") for g in groups.values()))
 
 
 def _is_count(value: object) -> bool:

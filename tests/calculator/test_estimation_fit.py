@@ -50,6 +50,7 @@ class Gpu:
     segment: str = ""
     form_factor: str | None = None
     fp16_tensor_dense_tflops: float | None = None
+    fp4_dense_tflops: float | None = None
     prefill_run: PrefillRun | None = None
 
 

@@ -127,6 +127,40 @@ def test_gptq_int4_element_count_is_converted_to_parameters():
     assert "includes gptq packing and scale/zero tensors" in note(converted, NoteKey.HUB_ELEMENTS).text
 
 
+@pytest.mark.parametrize(
+    ("quantization", "scalars"),
+    [
+        ({"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16}, 2),  # weight and input scale
+        (
+            {
+                "quant_method": "compressed-tensors",
+                "format": "nvfp4-pack-quantized",
+                "config_groups": {
+                    "group_0": {
+                        "weights": {"num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16},
+                        "input_activations": None,
+                    }
+                },
+            },
+            1,  # weight-only (NVFP4A16): the weight's global scale alone
+        ),
+    ],
+)
+def test_nvfp4_element_count_is_converted_to_parameters(quantization, scalars):
+    # Llama-3.1-8B: 224 linear matrices holding 6,979,321,856 weights, stored as n/2 U8 + n/16 F8_E4M3 elements
+    dense = spec("meta-llama/Llama-3.1-8B-Instruct")
+    nvfp4 = {**config("meta-llama/Llama-3.1-8B-Instruct"), "quantization_config": quantization}
+    quantized = ModelSpec.from_hf_config(nvfp4)
+    hub_elements = quantized.params_stored_elements
+    converted = ModelSpec.from_hf_config(nvfp4, ParamCounts(total=hub_elements))
+
+    assert quantized.native_dtype == "nvfp4"
+    assert hub_elements == dense.params_total - 6_979_321_856 * 7 // 16 + 224 * scalars
+    assert converted.params_total == dense.params_total
+    assert note(converted, NoteKey.HUB_ELEMENTS).values["method"] == "nvfp4"
+    assert "includes NVFP4 packing and FP8 scales" in note(converted, NoteKey.HUB_ELEMENTS).text
+
+
 def test_tied_head_stored_separately_is_noted_when_the_hub_total_shows_it():
     model = spec("Qwen/Qwen3-0.6B", ParamCounts(total=751_632_384))
 

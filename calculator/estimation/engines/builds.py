@@ -12,6 +12,7 @@ RUNTIMES_BY_FORMAT: dict[str, tuple[str, ...]] = {
     "AWQ": ("vLLM", "SGLang", "Transformers"),
     "GPTQ": ("vLLM", "SGLang", "Transformers"),
     "FP8": ("vLLM", "SGLang", "TensorRT-LLM"),
+    "NVFP4": ("vLLM", "SGLang", "TensorRT-LLM"),
     "NF4": ("Transformers + bitsandbytes",),
     "EXL2": ("ExLlamaV2", "TabbyAPI"),
     "BF16": ("vLLM", "SGLang", "llama.cpp (after conversion)", "Transformers"),
@@ -19,12 +20,14 @@ RUNTIMES_BY_FORMAT: dict[str, tuple[str, ...]] = {
 
 # Which engines we size load a build of each format as published (docs/methodology.md §4.14): llama.cpp and Ollama
 # read GGUF files only; MLX-LM reads MLX folders and 16-bit safetensors repositories (mlx_lm converts them as it
-# loads); vLLM and SGLang read safetensors checkpoints (16-bit, FP8, AWQ, GPTQ, W8A8) and neither MLX folders nor, as
-# sized here, GGUF files. A build no engine of a verdict loads is not offered on that hardware.
+# loads); vLLM and SGLang read safetensors checkpoints (16-bit, FP8, AWQ, GPTQ, W8A8, NVFP4) and neither MLX folders
+# nor, as sized here, GGUF files. NVFP4: vLLM and SGLang on NVIDIA GPUs from Turing on (FP4 kernels on Blackwell,
+# Marlin weight-only elsewhere) and TensorRT-LLM, §2.11. A build no engine of a verdict loads is not offered on that
+# hardware.
 FORMATS_LOADED: dict[str, frozenset[str]] = {
-    "vllm": frozenset({"BF16", "FP8", "AWQ", "GPTQ", "W8A8"}),
-    "sglang": frozenset({"BF16", "FP8", "AWQ", "GPTQ", "W8A8"}),
-    "tensorrt-llm": frozenset({"BF16", "FP8", "AWQ", "GPTQ", "W8A8"}),
+    "vllm": frozenset({"BF16", "FP8", "AWQ", "GPTQ", "W8A8", "NVFP4"}),
+    "sglang": frozenset({"BF16", "FP8", "AWQ", "GPTQ", "W8A8", "NVFP4"}),
+    "tensorrt-llm": frozenset({"BF16", "FP8", "AWQ", "GPTQ", "W8A8", "NVFP4"}),
     "transformers": frozenset({"BF16", "FP8", "AWQ", "GPTQ", "W8A8", "NF4"}),
     "llama.cpp": frozenset({"GGUF"}),
     "ollama": frozenset({"GGUF"}),
@@ -38,7 +41,15 @@ def engine_loads(engine: str, file_format: str) -> bool:
     return loaded is None or file_format.upper() in loaded
 
 
-_PRECISION_BY_FORMAT = {"AWQ": "awq", "GPTQ": "gptq", "W8A8": "w8a8", "FP8": "fp8", "NF4": "nf4", "BF16": "fp16"}
+_PRECISION_BY_FORMAT = {
+    "AWQ": "awq",
+    "GPTQ": "gptq",
+    "W8A8": "w8a8",
+    "FP8": "fp8",
+    "NVFP4": "nvfp4",
+    "NF4": "nf4",
+    "BF16": "fp16",
+}
 
 
 def build_precision(file_format: str, label: str, bits_per_weight: float | None) -> str:
@@ -71,10 +82,17 @@ def build_runtimes(file_format: str) -> tuple[str, ...]:
 # (its native dtype from config.json's quantization_config or torch_dtype, or a reference where the config is
 # partial). 16-bit and 32-bit releases run in 16 bits: vLLM's default --dtype "auto" loads an FP32 checkpoint as FP16
 # and a BF16 one as BF16 (docs.vllm.ai, engine arguments, --dtype), and the page's "fp16" sizes both 16-bit types.
-_RELEASED_PRECISIONS = {"fp8": "fp8", "mxfp4": "mxfp4", "int8": "int8", "int4": "int4", "nf4": "nf4"}
+_RELEASED_PRECISIONS = {
+    "fp8": "fp8",
+    "mxfp4": "mxfp4",
+    "nvfp4": "nvfp4",
+    "int8": "int8",
+    "int4": "int4",
+    "nf4": "nf4",
+}
 
 
 def released_precision(native_dtype: str) -> str:
     """The page precision of a model's released weights: "fp8" for an FP8 repository, "mxfp4" for MXFP4 experts,
-    "fp16" for BF16 / FP16 / FP32 (and an unknown dtype)."""
+    "nvfp4" for an NVFP4 checkpoint, "fp16" for BF16 / FP16 / FP32 (and an unknown dtype)."""
     return _RELEASED_PRECISIONS.get(native_dtype.strip().lower(), "fp16")

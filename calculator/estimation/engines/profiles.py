@@ -54,6 +54,11 @@ class EngineProfile:
 
 _FLOAT_FORMATS = frozenset({"float", "generic", "fp8"})
 _GPU_QUANT = frozenset({"awq", "gptq", "w8a8", "bnb", "mxfp4"})
+# NVFP4 checkpoints: vLLM and SGLang run them with FP4 kernels on Blackwell and as weight-only FP4 through Marlin on
+# NVIDIA GPUs from Turing (SM75) on (vllm-project/vllm#18000 and #17687, 2025-05; sgl-project/sglang#19652 "NVFP4
+# Marlin fallback for non-Blackwell GPUs (SM75+)"); TensorRT-LLM loads ModelOpt's NVFP4 export (docs/methodology.md
+# §2.11). llama.cpp, Ollama and mlx-lm: no NVFP4 loader on record.
+_NVFP4 = frozenset({"nvfp4"})
 
 ENGINES: Mapping[str, EngineProfile] = {
     e.key: e
@@ -62,7 +67,7 @@ ENGINES: Mapping[str, EngineProfile] = {
             key="vllm",
             name="vLLM",
             platforms=("nvidia", "amd"),
-            formats=_FLOAT_FORMATS | _GPU_QUANT | {"gguf"},
+            formats=_FLOAT_FORMATS | _GPU_QUANT | _NVFP4 | {"gguf"},
             kv_dtypes=frozenset({"fp16", "bf16", "fp8"}),
             block_tokens=16,
             pads_total_context=False,
@@ -80,7 +85,7 @@ ENGINES: Mapping[str, EngineProfile] = {
             key="sglang",
             name="SGLang",
             platforms=("nvidia", "amd"),
-            formats=_FLOAT_FORMATS | _GPU_QUANT,
+            formats=_FLOAT_FORMATS | _GPU_QUANT | _NVFP4,
             kv_dtypes=frozenset({"fp16", "bf16", "fp8"}),
             block_tokens=1,
             pads_total_context=False,
@@ -98,7 +103,7 @@ ENGINES: Mapping[str, EngineProfile] = {
             key="tensorrt-llm",
             name="TensorRT-LLM",
             platforms=("nvidia",),
-            formats=_FLOAT_FORMATS | {"awq", "gptq", "mxfp4"},
+            formats=_FLOAT_FORMATS | _NVFP4 | {"awq", "gptq", "mxfp4"},
             kv_dtypes=frozenset({"fp16", "bf16", "fp8"}),
             block_tokens=32,
             pads_total_context=False,

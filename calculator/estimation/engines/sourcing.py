@@ -103,9 +103,10 @@ _FORMATS_FOR: dict[str, tuple[str, ...]] = {
     "awq": ("AWQ",),
     "gptq": ("GPTQ",),
     "w8a8": ("W8A8",),
+    "nvfp4": ("NVFP4",),
 }
 _FORMATS_FOR |= {"int8": ("W8A8",), "int4": ("AWQ", "GPTQ"), "nf4": ("NF4",)}
-_SERVER_FORMATS = frozenset({"BF16", "FP8", "AWQ", "GPTQ", "W8A8", "NF4"})
+_SERVER_FORMATS = frozenset({"BF16", "FP8", "AWQ", "GPTQ", "W8A8", "NF4", "NVFP4"})
 # on-the-fly methods per engine: precision → --quantization value
 _ON_THE_FLY = {"vllm": {"fp8": "fp8", "nf4": "bitsandbytes"}, "sglang": {"fp8": "fp8"}}
 # releases llama.cpp's converter reads: 16-bit checkpoints, and MXFP4 experts (kept as MXFP4 in the file,

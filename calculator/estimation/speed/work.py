@@ -55,6 +55,9 @@ class SpeedHardware(HasCapacity, Protocol):
     def fp8_dense_tflops(self) -> float | None: ...
 
     @property
+    def fp4_dense_tflops(self) -> float | None: ...  # Blackwell's FP4 tensor cores; None elsewhere
+
+    @property
     def fp16_tensor_dense_tflops(self) -> float | None: ...  # cards without BF16 (T4, V100)
 
     @property
@@ -70,11 +73,16 @@ _FULL_RATE_ENGINES = frozenset({"llama.cpp", "ollama"})
 
 
 def peak_flops(hardware: SpeedHardware, precision_key: str, engine: str = "") -> float | None:
-    """The vendor's dense FLOPs/s for ``precision_key`` (FP8 where it has an FP8 figure, else BF16 or FP16); None
-    without a figure."""
+    """The vendor's dense FLOPs/s for ``precision_key`` (FP8 where it has an FP8 figure, NVFP4 at the FP4 figure
+    where it has one, else BF16 or FP16); None without a figure."""
     tflops = None
     if precision_key == "fp8":
         tflops = hardware.fp8_dense_tflops
+    if precision_key == "nvfp4" and hardware.vendor != "AMD":
+        # FP4 tensor cores on Blackwell; elsewhere vLLM and SGLang run NVFP4 weight-only through Marlin, multiplying
+        # in 16 bits (vllm-project/vllm#18000, sgl-project/sglang#19652; docs/methodology.md §2.11). An AMD GPU's FP4
+        # figure is for MXFP4: no source shows NVFP4 computed natively there, so it gets the 16-bit figure
+        tflops = hardware.fp4_dense_tflops
     if tflops is None:
         tflops = hardware.bf16_dense_tflops or hardware.fp16_tensor_dense_tflops
     if not tflops:
