@@ -36,6 +36,7 @@ from calculator.estimation.engines.builds import build_bits, build_precision, re
 from calculator.estimation.engines.kernels import blocking_rule
 from calculator.estimation.engines.launch import LaunchConfig, launch_command
 from calculator.estimation.engines.sourcing import KnownBuild, SourceKind, weights_source
+from calculator.estimation.memory.estimate import drafts_with_mtp
 from calculator.estimation.plan.deployment import gpu_plan, mac_plan_for_need
 from calculator.estimation.plan.offload_fit import OffloadVerdict, best_quant_verdict, offload_verdict
 from calculator.estimation.plan.placement import TENSOR_PARALLEL_ENGINES
@@ -170,7 +171,7 @@ def capacity_json(request: Request, gpu: GpuSpec, row: dict[str, Any], options: 
         kv_dtype=workload.kv_dtype,
         release=workload.engine_release,
         gpu_name=gpu.name,
-        mtp_draft=workload.mtp_draft and request.spec.mtp_layers > 0,
+        mtp_draft=drafts_with_mtp(request.spec, workload, workload.engine),
     )
     found = engine_capacity(request.spec, gpu.capacity_bytes, settings)
     return {
@@ -406,7 +407,7 @@ def launch_answer(
         cpu_moe_layers=split.cpu_moe_layers if split else 0,
         wired_limit_mb=rows_machine[0]["wired_limit_mb"] if rows_machine else None,
         engine_release=w.engine_release if engine == w.engine else "",
-        mtp_draft=w.mtp_draft and request.spec.mtp_layers > 0,
+        mtp_draft=drafts_with_mtp(request.spec, replace(w, engine=engine), engine),
     )
     found = launch_command(config)
     return {

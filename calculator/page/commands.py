@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from calculator.estimation import GIB, Mode
+from calculator.estimation import GIB, Mode, Workload
 from calculator.estimation.engines.sourcing import WeightsSource
+from calculator.estimation.memory.estimate import drafts_with_mtp
 from calculator.estimation.plan.deployment import Serving, cloud_launch, mac_launch, mac_plan
 from calculator.page.inputs import PageInputs
 
@@ -48,7 +49,9 @@ def commands_section(inputs: PageInputs, setting: Setting, cheapest: OfferRow | 
     # the reader's engine where we start it on rented GPUs (TensorRT-LLM and Transformers get vLLM's command)
     engine = state.engine if state.engine in ("vllm", "sglang", "llama.cpp", "ollama") else "vllm"
     cloud, gpus, cloud_source = "", 0, None
-    serving = Serving(state.context, state.concurrency, state.kv, mtp_draft=state.mtp and spec.mtp_layers > 0)
+    # the MTP draft where the estimate counted it (memory/estimate.py drafts_with_mtp: the engine runs one)
+    drafted = drafts_with_mtp(spec, Workload(engine=engine, mtp_draft=state.mtp), engine)
+    serving = Serving(state.context, state.concurrency, state.kv, mtp_draft=drafted)
     if cheapest is not None and setting.mode is Mode.INFERENCE:
         plan = cheapest.plan  # the split the ranking priced, the one its speed and this command run
         gpus = plan.gpus_run

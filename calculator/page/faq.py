@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from django.utils.translation import gettext, ngettext
 
-from calculator.estimation import MAX_GPUS_PER_NODE, Mode, budget_bytes, run_count
+from calculator.estimation import MAX_GPUS_PER_NODE, Mode, budget_bytes, nodes_needed, run_count
 from calculator.formatting import format_day, format_gb, format_money, format_number
 from calculator.labels import hosted_provider, requests_phrase
 from calculator.plan_state import volume_words
@@ -226,7 +226,7 @@ def _gpus_of(count: int, memory_gb: float) -> str:
     gpus = gettext("%(count)s × %(size)s GB") % {"count": count, "size": f"{memory_gb:g}"}
     if count <= MAX_GPUS_PER_NODE:
         return gpus
-    nodes = -(-count // MAX_GPUS_PER_NODE)
+    nodes = nodes_needed(count)
     return ngettext("%(gpus)s on %(num)s node", "%(gpus)s on %(num)s nodes", nodes) % {"gpus": gpus, "num": nodes}
 
 
