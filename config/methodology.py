@@ -233,11 +233,10 @@ CHANGES: tuple[Change, ...] = (
     Change(
         date(2026, 12, 4),
         _(
-            "One plan per configuration: where no instance is named (the FAQ, the “can it run” and GPU pages, the "
-            "command line) the split runs on exactly the GPUs the memory needs, as a rented instance of that size "
-            "runs it (GLM-5.3-Flash at FP8: 5 × H100 as five pipeline stages on every surface, where the command line "
-            "said “tensor parallel runs 8”), and beyond one node on whole nodes of 8 (DeepSeek-V3 at FP16: 16 × H100 "
-            "on two nodes, not 10)."
+            "One plan per configuration: where no instance is named (the FAQ, the “can it run” and GPU pages) the "
+            "split runs on exactly the GPUs the memory needs, as a rented instance of that size runs it (GLM-5.3-Flash "
+            "at FP8: 5 × H100 as five pipeline stages everywhere, not “tensor parallel on 8”), and beyond one node on "
+            "whole nodes of 8 (DeepSeek-V3 at FP16: 16 × H100 on two nodes, not 10)."
         ),
     ),
     Change(
