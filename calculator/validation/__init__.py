@@ -154,11 +154,13 @@ class Group:
     worst: Result | None = field(default=None)
 
 
-def summary(results: Iterable[Result], by: str = "family") -> list[Group]:
-    """Per (kind, family) or (kind, engine): how many cases, how many within tolerance, mean and worst error."""
+def summary(results: Iterable[Result], by: str | Callable[[Case], str] = "family") -> list[Group]:
+    """Per (kind, family) or (kind, engine), or per (kind, ``by(case)``): how many cases, how many within
+    tolerance, mean and worst error."""
+    key: Callable[[Case], str] = (lambda case: str(getattr(case, by))) if isinstance(by, str) else by
     grouped: dict[tuple[str, str], list[Result]] = defaultdict(list)
     for result in results:
-        grouped[(result.case.kind, getattr(result.case, by))].append(result)
+        grouped[(result.case.kind, key(result.case))].append(result)
     groups = []
     for (kind, key), members in sorted(grouped.items()):
         errors = [abs(r.error) for r in members if r.error is not None]

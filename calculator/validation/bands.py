@@ -7,10 +7,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
-from calculator.estimation.speed.batching import percentile
+from calculator.estimation.speed.load_test import percentile
 from models_catalog.architecture import AttentionKind, ModelSpec
+from pricing.gpus import gpu_by_slug
 
-from . import Result
+from . import Case, Result
 from .computed import kept_results
 
 MIN_RUNS = 3  # fewer rows than this in a family: the band of the kind and engine over all families
@@ -46,6 +47,32 @@ def validation_family(spec: ModelSpec) -> str:
     if spec.tie_word_embeddings:
         return "dense-tied"
     return "dense"
+
+
+# The GPU families a serving figure's band is read for: what changes how close the model comes (kernels, memory,
+# interconnect), in the reader's words.
+GPU_FAMILIES = ("Ampere", "Ada", "Hopper", "Blackwell", "AMD Instinct", "GeForce / Radeon", "Apple", "other")
+
+
+def gpu_family(slug: str) -> str:
+    """The family of the GPU ``slug`` names, one of GPU_FAMILIES ("other" for one the catalog lacks)."""
+    gpu = gpu_by_slug(slug)
+    if gpu is None:
+        return "other"
+    if gpu.vendor == "Apple":
+        return "Apple"
+    if gpu.vendor == "AMD":
+        return "AMD Instinct" if gpu.segment == "datacenter" else "GeForce / Radeon"
+    if gpu.segment == "consumer":
+        return "GeForce / Radeon"
+    for family in ("Ampere", "Ada", "Hopper", "Blackwell"):
+        if gpu.architecture.startswith(family):
+            return family
+    return "other"
+
+
+def case_gpu_family(case: Case) -> str:
+    return gpu_family(str(case.settings.get("gpu", "")))
 
 
 def band_of(results: Iterable[Result], kind: str, engine: str, family: str) -> Band | None:

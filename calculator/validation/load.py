@@ -3,16 +3,22 @@
 calculator/estimation/speed/batching.py).
 
 Settings: ``model``, ``precision``, ``engine``, ``release`` (vLLM), ``gpu``, ``gpus`` (tensor parallel), ``prompt``
-and ``output`` (tokens per request), ``requests``, ``request_rate`` (None: all at once), ``max_concurrency``.
+and ``output`` (tokens per request, the means where ``dataset`` spreads them: "sharegpt", "random" with
+``random_range_ratio``), ``requests``, ``request_rate`` (None: all at once), ``max_concurrency``, and the engine flags a
+run set: ``max_num_seqs``, ``max_num_batched_tokens`` (SGLang: ``chunked_prefill_size``), ``kv_dtype``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
 from calculator.estimation import Workload
-from calculator.estimation.speed.batching import LoadResult, LoadTest, engine_scheduler, simulate
+from calculator.estimation.speed.batching import simulate
 from calculator.estimation.speed.estimate import step_model
+from calculator.estimation.speed.load_test import DATASETS, LoadResult, LoadTest
+from calculator.estimation.speed.schedulers import engine_scheduler
 from pricing.gpus import gpu_by_slug
 
 from . import Case, predictor
@@ -55,22 +61,29 @@ def _simulated(key: tuple[object, ...], case: Case) -> LoadResult:
         raise LookupError("no memory bandwidth for this GPU")
     max_model_len = max(prompt + output, min(spec.max_context or 32768, 32768))
     scheduler = engine_scheduler(spec, workload, gpu.capacity_bytes, gpu.name, tp, max_model_len)
-    if "max_num_seqs" in s or "max_num_batched_tokens" in s:
-        scheduler = replace(
-            scheduler,
-            max_num_seqs=int(s.get("max_num_seqs", scheduler.max_num_seqs)),
-            max_num_batched_tokens=int(s.get("max_num_batched_tokens", scheduler.max_num_batched_tokens)),
-        )
+    batched = s.get("max_num_batched_tokens", s.get("chunked_prefill_size", scheduler.max_num_batched_tokens))
+    scheduler = replace(
+        scheduler,
+        max_num_seqs=int(s.get("max_num_seqs", scheduler.max_num_seqs)),
+        max_num_batched_tokens=int(batched),
+    )
+    _RESULTS[key] = simulate(step, scheduler, _load_test(s, prompt, output))
+    return _RESULTS[key]
+
+
+def _load_test(s: Mapping[str, Any], prompt: int, output: int) -> LoadTest:
     rate = s.get("request_rate")
-    test = LoadTest(
+    dataset = str(s.get("dataset", "fixed"))
+    ratio = float(s.get("random_range_ratio", 0.0))
+    return LoadTest(
         requests=int(s["requests"]),
         prompt_tokens=prompt,
         output_tokens=output,
         request_rate=float(rate) if rate is not None else None,
         max_concurrency=int(s["max_concurrency"]) if s.get("max_concurrency") else None,
+        dataset=dataset if dataset in DATASETS else "fixed",
+        range_ratio=ratio,
     )
-    _RESULTS[key] = simulate(step, scheduler, test)
-    return _RESULTS[key]
 
 
 @predictor("load_total_tps")
@@ -91,3 +104,23 @@ def load_ttft_median_ms(case: Case) -> float:
 @predictor("load_tpot_median_ms")
 def load_tpot_median_ms(case: Case) -> float:
     return _result(case).tpot_s.median * 1000
+
+
+@predictor("load_ttft_mean_ms")
+def load_ttft_mean_ms(case: Case) -> float:
+    return _result(case).ttft_s.mean * 1000
+
+
+@predictor("load_ttft_p99_ms")
+def load_ttft_p99_ms(case: Case) -> float:
+    return _result(case).ttft_s.p99 * 1000
+
+
+@predictor("load_tpot_mean_ms")
+def load_tpot_mean_ms(case: Case) -> float:
+    return _result(case).tpot_s.mean * 1000
+
+
+@predictor("load_tpot_p99_ms")
+def load_tpot_p99_ms(case: Case) -> float:
+    return _result(case).tpot_s.p99 * 1000

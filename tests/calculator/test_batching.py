@@ -6,8 +6,10 @@ from __future__ import annotations
 import pytest
 
 from calculator.estimation import Workload
-from calculator.estimation.speed.batching import LoadTest, Scheduler, simulate
+from calculator.estimation.speed.batching import simulate
 from calculator.estimation.speed.estimate import speed, step_model
+from calculator.estimation.speed.load_test import LoadTest, lengths
+from calculator.estimation.speed.schedulers import Scheduler
 from pricing.gpus import gpu_by_slug
 from tests.calculator.estimation_specs import hub_spec
 
@@ -79,3 +81,36 @@ def test_moe_experts_compute_at_a_share_of_the_dense_efficiency_under_load():
     assert step is not None and step.expert_flops > 0 and step.moe_gemm_share < 1
     dense_only = step.params_flops * 8192 / step.prefill_flops
     assert step.seconds(0, 0, 8192, 0) > dense_only + step.expert_flops * 8192 / step.prefill_flops
+
+
+def test_sglang_runs_a_prefill_batch_before_any_decode_and_reserves_the_outputs_it_expects():
+    sglang = Scheduler(1024, 8192, kv_tokens=400_000, block_tokens=1, policy="sglang")
+    burst = simulate(STEP, sglang, LoadTest(requests=8, prompt_tokens=256, output_tokens=64))
+    assert burst.steps == 64  # one prefill batch for all eight, then 63 decode steps
+    assert burst.ttft_s.p99 == pytest.approx(burst.ttft_s.median)
+    # a pool that holds every prompt but not every answer: SGLang admits only what its reservation allows, where
+    # vLLM's V1 engine admits every prompt and preempts later
+    tight = 8 * 256 + 4 * 900
+    reserving = simulate(STEP, Scheduler(1024, 8192, tight, 1, "sglang"), LoadTest(8, 256, 900))
+    mixing = simulate(STEP, Scheduler(1024, 8192, tight, 1, "mixed"), LoadTest(8, 256, 900))
+    assert reserving.peak_running < mixing.peak_running
+    assert reserving.preemptions <= mixing.preemptions
+
+
+def test_vllm_v0_computes_prompts_in_steps_of_their_own():
+    v0 = Scheduler(256, 4096, kv_tokens=400_000, policy="prefill_first")
+    result = simulate(STEP, v0, LoadTest(requests=2, prompt_tokens=512, output_tokens=32, request_rate=50.0, seed=1))
+    mixed = simulate(STEP, ROOMY, LoadTest(requests=2, prompt_tokens=512, output_tokens=32, request_rate=50.0, seed=1))
+    assert result.completed == mixed.completed == 2
+    # the second prompt stalls the first request's decoding under V0: its time per token grows
+    assert result.tpot_s.p99 >= mixed.tpot_s.p99
+
+
+def test_datasets_spread_lengths_around_their_means():
+    sharegpt = lengths(LoadTest(requests=400, prompt_tokens=220, output_tokens=200, dataset="sharegpt"))
+    prompts = [p for p, _ in sharegpt]
+    assert 200 <= sum(prompts) / len(prompts) <= 240
+    assert max(prompts) > 2 * 220 and min(prompts) < 220 / 2
+    ranged = lengths(LoadTest(requests=200, prompt_tokens=1000, output_tokens=100, dataset="random", range_ratio=0.5))
+    assert all(500 <= p <= 1500 and 50 <= o <= 150 for p, o in ranged)
+    assert len({p for p, _ in ranged}) > 50

@@ -26,8 +26,10 @@ from calculator.estimation.plan.planner import (
     served_by_api,
     served_by_replicas,
 )
-from calculator.estimation.speed.batching import LoadTest, Scheduler, simulate
+from calculator.estimation.speed.batching import simulate
 from calculator.estimation.speed.estimate import step_model
+from calculator.estimation.speed.load_test import LoadTest
+from calculator.estimation.speed.schedulers import Scheduler
 from calculator.page.planner import CurvePoint, _crossovers
 from calculator.plan_state import parse_plan, parse_volume, plan_query, volume_label
 from models_catalog import services

@@ -1,83 +1,36 @@
-"""Throughput under load as serving benchmarks measure it: a request-level simulation of continuous batching
-(docs/methodology.md §5.6).
+"""Throughput and latency under load as serving benchmarks measure them: a request-level simulation of continuous
+batching (docs/methodology.md §5.6).
 
-A serving benchmark (`vllm bench serve`, SGLang's `bench_serving`) sends requests, at once or at a rate, and reports
-total and output tokens per second, time to first token (TTFT) and time per output token (TPOT). Steady decode at
-the batch limit (speed/serving.py) is not what it measures: prompts of arriving requests are computed in the same steps
-as the decode tokens of running ones (chunked prefill, at most ``max_num_batched_tokens`` per step), at most
-``max_num_seqs`` run at once, the KV cache holds only so many tokens and requests finish at different times. This
-module runs that schedule step by step, as vLLM's V1 scheduler does (vllm/v1/core/sched/scheduler.py: running
-requests first, one decode token each or their next prompt chunk, then waiting requests in arrival order while the
-token budget, the sequence limit and free KV blocks allow; a request that finds no block for its next token
-preempts the latest-admitted one, whose tokens are recomputed), and prices each step with the speed model's
-``StepModel``. Pure Python, deterministic for a seed.
+A serving benchmark (`vllm bench serve`, SGLang's `bench_serving`; speed/load_test.py) sends requests, at once or at a
+rate, and reports total and output tokens per second, time to first token (TTFT) and time per output token (TPOT).
+Steady decode at the batch limit (speed/serving.py) is not what it measures: prompts of arriving requests are computed
+beside or between the decode tokens of running ones, the engine runs only so many requests at once, its KV cache holds
+only so many tokens, and requests finish at different times. This module runs that schedule step by step as the
+engine's own scheduler does (speed/schedulers.py: vLLM V1's mixed steps, V0's prefill-first steps, SGLang's prefill
+batches with their KV reservation) and prices each step with the speed model's ``StepModel``. Pure Python,
+deterministic for a seed.
 """
 
 from __future__ import annotations
 
-import random
 from collections import deque
 from dataclasses import dataclass, field
-from statistics import mean, median
 
-from models_catalog.architecture import ModelSpec
-
-from ..engines.releases import sglang_gpu_defaults, vllm_batch_defaults, vllm_release
-from ..memory.capacity import EngineSettings, engine_capacity
-from ..workload import Workload
 from .estimate import StepModel
+from .load_test import LoadResult, LoadTest, arrivals, latency, lengths
+from .schedulers import (
+    SGLANG_CLIP_MAX_NEW_TOKENS,
+    SGLANG_INIT_NEW_TOKEN_RATIO,
+    SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR,
+    SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS,
+    SGLANG_RETRACT_DECODE_STEPS,
+    Scheduler,
+)
 
-DEFAULT_BLOCK_TOKENS = 16  # vLLM's KV-cache block (§3.7); SGLang pages by token
+_SGLANG_MIN_RATIO = SGLANG_INIT_NEW_TOKEN_RATIO * SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR
+_SGLANG_DECAY = (SGLANG_INIT_NEW_TOKEN_RATIO - _SGLANG_MIN_RATIO) / SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS
 
-
-@dataclass(frozen=True, slots=True)
-class Scheduler:
-    """The engine's limits: sequences at once, tokens per step, and the KV cache it sized at start-up."""
-
-    max_num_seqs: int
-    max_num_batched_tokens: int
-    kv_tokens: int  # "GPU KV cache size" (engine_capacity)
-    block_tokens: int = DEFAULT_BLOCK_TOKENS
-
-
-@dataclass(frozen=True, slots=True)
-class LoadTest:
-    """What the benchmark client sends: ``requests`` prompts of ``prompt_tokens`` asking for ``output_tokens``
-    each (the fixed lengths of `--dataset-name random`), all at once or at ``request_rate`` per second (Poisson,
-    as the client draws it), with at most ``max_concurrency`` in flight when the client limits it."""
-
-    requests: int
-    prompt_tokens: int
-    output_tokens: int
-    request_rate: float | None = None  # None: every request at time 0 ("inf")
-    max_concurrency: int | None = None
-    seed: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class Latency:
-    mean: float
-    median: float
-    p99: float
-    p95: float = 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class LoadResult:
-    """What a serving benchmark prints, in seconds and tokens per second."""
-
-    duration_s: float
-    completed: int
-    input_tokens: int
-    output_tokens: int
-    output_tokens_per_s: float
-    total_tokens_per_s: float
-    requests_per_s: float
-    ttft_s: Latency
-    tpot_s: Latency
-    peak_running: int
-    preemptions: int
-    steps: int
+Work = tuple[list["_Request"], list[tuple["_Request", int]]]  # decoding requests, prompt chunks (request, tokens)
 
 
 @dataclass(slots=True)
@@ -100,33 +53,10 @@ class _Request:
     def to_prefill(self) -> int:
         return max(0, self.target - self.computed)
 
-
-def percentile(values: list[float], q: float) -> float:
-    """The ``q`` quantile (0–1) by linear interpolation between the closest ranks; 0 for no values."""
-    ordered = sorted(values)
-    if not ordered:
-        return 0.0
-    rank = q * (len(ordered) - 1)
-    low = int(rank)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
-
-
-def _latency(values: list[float]) -> Latency:
-    if not values:
-        return Latency(0.0, 0.0, 0.0, 0.0)
-    return Latency(mean(values), median(values), percentile(values, 0.99), percentile(values, 0.95))
-
-
-def _arrivals(test: LoadTest) -> list[float]:
-    if not test.request_rate or test.request_rate <= 0:
-        return [0.0] * test.requests
-    draw = random.Random(test.seed)
-    times, now = [], 0.0
-    for _ in range(test.requests):
-        now += draw.expovariate(test.request_rate)
-        times.append(now)
-    return times
+    @property
+    def still_to_write(self) -> int:
+        """Output tokens SGLang expects it still to write, clipped as its scheduler clips them."""
+        return min(max(0, self.output - self.generated), SGLANG_CLIP_MAX_NEW_TOKENS)
 
 
 def _span(start: int, tokens: int, window: int = 0) -> float:
@@ -146,10 +76,10 @@ class _Simulation:
 
     step: StepModel
     scheduler: Scheduler
-    test: LoadTest
     block: int  # tokens per KV block
     total_blocks: int
     arrivals: list[float]
+    lengths: list[tuple[int, int]]
     pending: deque[int]  # requests the client has not sent yet, by index into ``arrivals``
     limit: int  # requests the client keeps in flight at most
     waiting: deque[_Request] = field(default_factory=deque)
@@ -162,75 +92,51 @@ class _Simulation:
     peak: int = 0
     steps: int = 0
     order: int = 0
-    freed: float = (
-        0.0  # when the client last had a free slot under ``limit``: it sends then, or when the request is due
-    )
+    new_token_ratio: float = SGLANG_INIT_NEW_TOKEN_RATIO
+    # when the client last had a free slot under ``limit``: it sends then, or when the request is due
+    freed: float = 0.0
+
+    @property
+    def free(self) -> int:
+        return self.total_blocks - self.used
 
     def send_due(self) -> None:
         """The client sends every request that is due, while it has a slot."""
         while self.pending and self.in_flight < self.limit and self.arrivals[self.pending[0]] <= self.now:
             index = self.pending.popleft()
-            test = self.test
-            self.waiting.append(_Request(max(self.arrivals[index], self.freed), test.prompt_tokens, test.output_tokens))
+            prompt, output = self.lengths[index]
+            self.waiting.append(_Request(max(self.arrivals[index], self.freed), prompt, output))
             self.in_flight += 1
 
-    def schedule(self) -> tuple[list[_Request], list[tuple[_Request, int]]]:
-        """One step's work: running requests first (a decode token each, or their next prompt chunk), then waiting
-        requests in order; the decoding requests and the prompt chunks (request, tokens)."""
-        decode: list[_Request] = []
-        chunks: list[tuple[_Request, int]] = []
-        budget = self._schedule_running(self.scheduler.max_num_batched_tokens, decode, chunks)
-        self._admit_waiting(budget, chunks)
-        return decode, chunks
+    def blocks_for(self, request: _Request, tokens: int) -> int:
+        """Blocks ``request`` needs beyond those it holds to cache ``tokens`` more."""
+        return -(-(request.computed + tokens) // self.block) - request.blocks
 
-    def _schedule_running(self, budget: int, decode: list[_Request], chunks: list[tuple[_Request, int]]) -> int:
-        """The running requests' tokens within ``budget``; a request that finds no free block preempts the latest
-        admitted. The budget left."""
-        position = 0
-        while position < len(self.running) and budget > 0:
-            request = self.running[position]
-            need = 1 if request.to_prefill == 0 else min(request.to_prefill, budget)
-            wanted = -(-(request.computed + need) // self.block)
-            while wanted - request.blocks > self.total_blocks - self.used and self.running[-1] is not request:
-                self._preempt_latest()
-            if wanted - request.blocks > self.total_blocks - self.used:
-                break
-            self.used += wanted - request.blocks
-            request.blocks = wanted
-            if request.to_prefill == 0:
-                decode.append(request)
-            else:
-                chunks.append((request, need))
-            budget -= need
-            position += 1
-        return budget
+    def hold(self, request: _Request, tokens: int) -> None:
+        extra = self.blocks_for(request, tokens)
+        self.used += extra
+        request.blocks += extra
 
-    def _preempt_latest(self) -> None:
-        """The latest admitted request gives its blocks back and starts over."""
-        victim = self.running.pop()
-        self.used -= victim.blocks
-        victim.blocks = 0
-        victim.target = victim.prompt + victim.generated
-        victim.computed = 0
-        self.waiting.appendleft(victim)
+    def admit(self, request: _Request) -> None:
+        self.order += 1
+        request.order = self.order
+        self.running.append(request)
+
+    def release(self, request: _Request) -> None:
+        """``request`` gives its blocks back and will compute its prompt and output so far again."""
+        self.used -= request.blocks
+        request.blocks = 0
+        request.target = request.prompt + request.generated
+        request.computed = 0
         self.preemptions += 1
 
-    def _admit_waiting(self, budget: int, chunks: list[tuple[_Request, int]]) -> None:
-        """Waiting requests, in order, while the sequence limit, the budget and free blocks allow."""
-        while self.waiting and budget > 0 and len(self.running) < self.scheduler.max_num_seqs:
-            request = self.waiting[0]
-            need = min(request.to_prefill, budget)
-            wanted = -(-(request.computed + need) // self.block)
-            if wanted - request.blocks > self.total_blocks - self.used:
-                break
-            self.waiting.popleft()
-            self.used += wanted - request.blocks
-            request.blocks = wanted
-            self.order += 1
-            request.order = self.order
-            self.running.append(request)
-            chunks.append((request, need))
-            budget -= need
+    def schedule(self) -> Work:
+        """One step's work under the scheduler's policy."""
+        if self.scheduler.policy == "sglang":
+            return _schedule_sglang(self)
+        if self.scheduler.policy == "prefill_first":
+            return _schedule_prefill_first(self)
+        return _schedule_mixed(self)
 
     def advance(self, decode: list[_Request], chunks: list[tuple[_Request, int]]) -> None:
         """Runs one step: the clock moves by its cost, each request by its tokens."""
@@ -284,34 +190,170 @@ class _Simulation:
             output_tokens_per_s=output / duration,
             total_tokens_per_s=(prompt + output) / duration,
             requests_per_s=len(done) / duration,
-            ttft_s=_latency(ttft),
-            tpot_s=_latency(tpot),
+            ttft_s=latency(ttft),
+            tpot_s=latency(tpot),
             peak_running=self.peak,
             preemptions=self.preemptions,
             steps=self.steps,
         )
 
 
-def simulate(step: StepModel, scheduler: Scheduler, test: LoadTest, max_steps: int = 200_000) -> LoadResult:
+def _schedule_mixed(run: _Simulation) -> Work:
+    """vLLM V1: running requests first (a decode token each, or their next prompt chunk), then waiting requests in
+    order, all within one token budget; a request that finds no free block preempts the latest admitted."""
+    decode: list[_Request] = []
+    chunks: list[tuple[_Request, int]] = []
+    budget = run.scheduler.max_num_batched_tokens
+    position = 0
+    while position < len(run.running) and budget > 0:
+        request = run.running[position]
+        need = 1 if request.to_prefill == 0 else min(request.to_prefill, budget)
+        while run.blocks_for(request, need) > run.free and run.running[-1] is not request:
+            _preempt_latest(run)
+        if run.blocks_for(request, need) > run.free:
+            break
+        run.hold(request, need)
+        if request.to_prefill == 0:
+            decode.append(request)
+        else:
+            chunks.append((request, need))
+        budget -= need
+        position += 1
+    while run.waiting and budget > 0 and len(run.running) < run.scheduler.max_num_seqs:
+        request = run.waiting[0]
+        need = min(request.to_prefill, budget)
+        if run.blocks_for(request, need) > run.free:
+            break
+        run.waiting.popleft()
+        run.hold(request, need)
+        run.admit(request)
+        chunks.append((request, need))
+        budget -= need
+    return decode, chunks
+
+
+def _preempt_latest(run: _Simulation) -> None:
+    """The latest admitted request gives its blocks back and waits first in line."""
+    victim = run.running.pop()
+    run.release(victim)
+    run.waiting.appendleft(victim)
+
+
+def _schedule_prefill_first(run: _Simulation) -> Work:
+    """vLLM V0: whole prompts of waiting requests in a step of their own while budget, sequences and blocks allow;
+    otherwise every running request decodes, the latest admitted preempted while a block is missing."""
+    chunks: list[tuple[_Request, int]] = []
+    budget = run.scheduler.max_num_batched_tokens
+    while run.waiting and len(run.running) < run.scheduler.max_num_seqs:
+        request = run.waiting[0]
+        if request.to_prefill > budget or run.blocks_for(request, request.to_prefill) > run.free:
+            break
+        run.waiting.popleft()
+        chunks.append((request, request.to_prefill))
+        budget -= request.to_prefill
+        run.hold(request, request.to_prefill)
+        run.admit(request)
+    if chunks:
+        return [], chunks
+    decode: list[_Request] = []
+    for request in list(run.running):
+        if request not in run.running:
+            break  # preempted below while making room for an earlier one
+        while run.blocks_for(request, 1) > run.free and run.running[-1] is not request:
+            _preempt_latest(run)
+        if run.blocks_for(request, 1) > run.free:
+            break
+        run.hold(request, 1)
+        decode.append(request)
+    return decode, []
+
+
+def _schedule_sglang(run: _Simulation) -> Work:
+    """SGLang: a prefill batch when one can be formed (the request whose prompt is being chunked first, then waiting
+    requests while the reservation allows), decode of every running request otherwise."""
+    chunks = _sglang_prefill(run)
+    if chunks:
+        return [], chunks
+    return _sglang_decode(run), []
+
+
+def _sglang_prefill(run: _Simulation) -> list[tuple[_Request, int]]:
+    chunks: list[tuple[_Request, int]] = []
+    chunk_left = run.scheduler.max_num_batched_tokens
+    input_left = run.scheduler.max_prefill_tokens
+    for request in [r for r in run.running if r.to_prefill > 0]:  # the chunked request goes on
+        tokens = min(request.to_prefill, chunk_left, run.free)
+        if tokens <= 0:
+            continue
+        run.hold(request, tokens)
+        chunks.append((request, tokens))
+        chunk_left -= tokens
+        input_left -= tokens
+        if tokens < request.to_prefill:
+            return chunks
+    reserved = sum(r.still_to_write * run.new_token_ratio for r in run.running if r.to_prefill == 0)
+    room = run.free - reserved
+    while run.waiting and chunk_left > 0 and input_left > 0 and len(run.running) < run.scheduler.max_num_seqs:
+        request = run.waiting[0]
+        total = request.to_prefill + request.still_to_write
+        if total > room:
+            break
+        tokens = min(request.to_prefill, chunk_left)
+        run.waiting.popleft()
+        run.hold(request, tokens)
+        run.admit(request)
+        chunks.append((request, tokens))
+        room -= total
+        chunk_left -= tokens
+        input_left -= tokens
+        if tokens < request.to_prefill:
+            break  # one chunked request at a time
+    return chunks
+
+
+def _sglang_decode(run: _Simulation) -> list[_Request]:
+    """Every running request decodes one token; without room for them all, requests are retracted (those with the
+    least output, then the longest prompt) and the ratio set to what the rest have really written."""
+    decoding = [r for r in run.running if r.to_prefill == 0]
+    if len(decoding) > run.free:
+        while decoding and len(decoding) * SGLANG_RETRACT_DECODE_STEPS > run.free and len(decoding) > 1:
+            victim = min(decoding, key=lambda r: (r.generated, -r.prompt))
+            decoding.remove(victim)
+            run.running.remove(victim)
+            run.release(victim)
+            run.waiting.append(victim)
+        written = sum(r.generated for r in decoding)
+        wanted = sum(r.output for r in decoding)
+        run.new_token_ratio = min(1.0, (written + SGLANG_RETRACT_DECODE_STEPS * len(decoding)) / (wanted + 1))
+    else:
+        run.new_token_ratio = max(run.new_token_ratio - _SGLANG_DECAY, _SGLANG_MIN_RATIO)
+    for request in decoding:
+        run.hold(request, 1)
+    return decoding
+
+
+def simulate(step: StepModel, scheduler: Scheduler, test: LoadTest, max_steps: int = 400_000) -> LoadResult:
     """Runs ``test`` through ``scheduler``'s limits with ``step``'s costs until every request has finished."""
     block = max(1, scheduler.block_tokens)
     total_blocks = max(1, scheduler.kv_tokens // block)
-    per_request_blocks = -(-(test.prompt_tokens + test.output_tokens) // block)
-    if per_request_blocks > total_blocks:
+    drawn = lengths(test)
+    longest = max(p + o for p, o in drawn)
+    if -(-longest // block) > total_blocks:
         raise ValueError("one request does not fit the KV cache")
     run = _Simulation(
         step,
         scheduler,
-        test,
         block,
         total_blocks,
-        _arrivals(test),
+        arrivals(test),
+        drawn,
         deque(range(test.requests)),
         test.max_concurrency or test.requests,
     )
     while len(run.done) < test.requests:
         run.send_due()
         if not run.running and not run.waiting:
+            run.new_token_ratio = SGLANG_INIT_NEW_TOKEN_RATIO  # SGLang resets its estimate when idle
             run.now = max(run.now, run.arrivals[run.pending[0]])
             continue
         decode, chunks = run.schedule()
@@ -322,32 +364,3 @@ def simulate(step: StepModel, scheduler: Scheduler, test: LoadTest, max_steps: i
         if run.steps >= max_steps:
             raise ValueError("the simulation did not finish")
     return run.result()
-
-
-# SGLang runs at most this many requests at once unless --max-running-requests says otherwise (estimated: its request
-# pool is sized from memory; the benchmarks in the validation matrix stay below it)
-SGLANG_MAX_RUNNING = 1024
-
-
-def engine_scheduler(
-    spec: ModelSpec, workload: Workload, gpu_total_bytes: int, gpu_name: str, gpus: int, max_model_len: int
-) -> Scheduler:
-    """The limits ``workload.engine`` starts with on ``gpus`` GPUs of ``gpu_total_bytes``: vLLM's batch defaults of
-    its release line (§4.12), SGLang's chunked-prefill size per GPU memory (§4.2), and the KV cache it sizes at
-    start-up for ``max_model_len`` (memory/capacity.py)."""
-    engine = workload.engine
-    settings = EngineSettings(
-        engine=engine,
-        tensor_parallel=gpus,
-        max_model_len=max_model_len,
-        precision=workload.precision,
-        kv_dtype=workload.kv_dtype,
-        release=workload.engine_release,
-        gpu_name=gpu_name,
-    )
-    kv_tokens = engine_capacity(spec, gpu_total_bytes, settings).kv_cache_tokens
-    if engine == "sglang":
-        chunked, _ = sglang_gpu_defaults(gpu_total_bytes / 2**20)
-        return Scheduler(SGLANG_MAX_RUNNING, chunked, kv_tokens, 1)
-    batched, seqs = vllm_batch_defaults(vllm_release(workload.engine_release), gpu_total_bytes, gpu_name)
-    return Scheduler(seqs, batched, kv_tokens)

@@ -12,6 +12,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from calculator.validation import Group, Result, kind_shortfalls, run, summary
+from calculator.validation.bands import case_gpu_family
 from calculator.validation.computed import write
 
 
@@ -72,6 +73,17 @@ class Command(BaseCommand):
             self.stdout.write(f"\nBy {by}:")
             for group in summary(results, by):
                 self._group(group)
+        serving = [r for r in results if r.case.kind.startswith("load_")]
+        if serving:
+            self.stdout.write("\nServing benchmarks by engine and GPU family:")
+            for group in summary(serving, lambda case: f"{case.engine} · {case_gpu_family(case)}"):
+                self._group(group)
+            self.stdout.write("\nServing benchmarks by engine and model kind:")
+            for group in summary(serving, lambda case: f"{case.engine} · {case.family}"):
+                self._group(group)
+            self.stdout.write("\nServing benchmarks, the ten worst rows:")
+            for result in sorted(serving, key=lambda r: -abs(r.error or 0.0))[:10]:
+                self.stdout.write(f"  {_percent(result.error)}  {result.case.id}")
         known = sum(not r.within and bool(r.case.known_miss) for r in results)
         self.stdout.write(
             f"\n{sum(r.within for r in results)} of {len(results)} cases within tolerance"
@@ -81,7 +93,7 @@ class Command(BaseCommand):
     def _group(self, group: Group) -> None:
         worst = group.worst
         self.stdout.write(
-            f"  {group.kind:18s} {group.key:18s} {group.within:3d}/{group.cases:<3d} within, mean |error| "
+            f"  {group.kind:20s} {group.key:26s} {group.within:3d}/{group.cases:<3d} within, mean |error| "
             f"{_percent(group.mean_abs_error).strip():>7s}, worst {worst.case.id if worst else '—'} "
             f"{_percent(worst.error).strip() if worst else ''}"
         )
