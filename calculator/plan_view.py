@@ -5,7 +5,7 @@ Money, numbers and volumes are formatted here in the reader's language, as the t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from urllib.parse import quote
 
@@ -14,6 +14,7 @@ from calculator.estimation.plan.planner import OwnedCosts
 from calculator.formatting import format_day, format_money, format_number
 from calculator.labels import (
     engine_name,
+    gpu_family_label,
     hosted_provider,
     plan_kind_label,
     plan_kind_legend,
@@ -21,6 +22,7 @@ from calculator.labels import (
     precision_name,
     pricing_kind_label,
 )
+from calculator.page.plan_bands import RowBand
 from calculator.page.planner import OwnedRow, PlanAnswer, PlanRow
 from calculator.plan_state import PlanState, volume_label, volume_words
 from calculator.validation.bands import Band
@@ -201,6 +203,37 @@ class RowView:
     limit: str
     pipeline: bool
     command: str
+    band: RowBandView | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RowBandView:
+    """A row's error band in words: the share and runs it rests on, whose runs, and the monthly cost it spans."""
+
+    percent: int
+    runs: int
+    engine: str
+    gpus: str  # the GPU family's name, "" when the band covers every family
+    low: str
+    high: str
+    spans: bool  # the low and high ends differ (whole replicas may round both to one count)
+    near_cheapest: bool
+
+
+def _band_view(found: RowBand | None) -> RowBandView | None:
+    if found is None or found.band is None:
+        return None
+    band = found.band
+    return RowBandView(
+        percent=max(int(band.within_percent), 1),
+        runs=band.runs,
+        engine=engine_name(band.engine),
+        gpus=gpu_family_label(band.gpu_family) if band.gpu_family else "",
+        low=usd(found.low_usd),
+        high=usd(found.high_usd),
+        spans=round(found.low_usd) != round(found.high_usd),
+        near_cheapest=found.near_cheapest,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,6 +318,7 @@ def plan_view(
     band: Band | None,
     excluded: Sequence[str],
     today: date,
+    bands: Sequence[RowBand] = (),
 ) -> PlanView:
     owned_costs = answer.owned_costs if answer.best("owned") is not None else None
     machine = next((row.owned for row in answer.rows if row.owned is not None and row.owned.machine), None)
@@ -304,7 +338,10 @@ def plan_view(
             for c in answer.crossovers
         ),
         stays=_stays(answer),
-        rows=tuple(_row(row, today) for row in rows),
+        rows=tuple(
+            replace(_row(row, today), band=_band_view(bands[i] if i < len(bands) else None))
+            for i, row in enumerate(rows)
+        ),
         unmet=", ".join(answer.unmet),
         chart=_chart(chart, answer) if chart is not None else None,
         spot=bool(state.spot),

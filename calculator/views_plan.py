@@ -14,12 +14,13 @@ from django.views.decorators.http import require_GET
 
 from calculator.charts import cost_chart
 from calculator.page.basis import page_basis
+from calculator.page.plan_bands import plan_bands
 from calculator.page.sources import spot_offers
 from calculator.plan_for import plan_for
 from calculator.plan_state import PlanState, parse_plan, plan_query
 from calculator.plan_view import close_matches, plan_form, plan_view, provider_options
 from calculator.state import CalculatorState
-from calculator.validation.bands import kept_band, validation_family
+from calculator.validation.bands import THROUGHPUT_KINDS, kept_band, validation_family
 from models_catalog import selectors as catalog
 from models_catalog.models import Model
 from pricing.owned import owned_data
@@ -65,11 +66,14 @@ def _answer(model: Model, state: PlanState) -> dict[str, object]:
     curve = [(p.output_tokens_per_month, p.api_usd, p.rented_usd, p.owned_usd) for p in answer.curve]
     names = {o.provider_slug: o.provider_name for o in (*basis.sources.offers, *spot_offers())}
     chart = cost_chart(curve, state.out, [c.output_tokens_per_month for c in answer.crossovers])
-    band = kept_band("load_total_tps", answer.engine, validation_family(basis.sources.spec))
+    family = validation_family(basis.sources.spec)
+    band = kept_band(THROUGHPUT_KINDS, answer.engine, family)
+    shown = answer.rows[:ROWS_SHOWN]
+    bands = plan_bands(answer, shown, family)
     excluded = [names.get(slug, slug) for slug in state.x]
     permalink = f"?model={model.hub_id}&{plan_query(state)}".rstrip("&")
     return {
-        "plan": plan_view(answer, state, answer.rows[:ROWS_SHOWN], chart, band, excluded, basis.sources.today),
+        "plan": plan_view(answer, state, shown, chart, band, excluded, basis.sources.today, bands),
         "display_name": basis.sources.display_name or model.hub_id,
         "providers": provider_options(names, state.x),
         "model_url": model.get_absolute_url(),

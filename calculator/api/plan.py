@@ -7,17 +7,19 @@ from typing import Any
 from calculator.estimation.plan.planner import ReplicaCapacity, Served
 from calculator.page.gpus import OfferRow
 from calculator.page.inputs import HostedPrice
+from calculator.page.plan_bands import RowBand, plan_bands
 from calculator.page.planner import OwnedRow, PlanAnswer, PlanRow
 from calculator.plan_state import PlanState, plan_query
 from pricing.owned import OwnedServer
 
 
-def _row(row: PlanRow) -> dict[str, Any]:
+def _row(row: PlanRow, band: RowBand | None) -> dict[str, Any]:
     served = row.served
     data: dict[str, Any] = {
         "kind": row.kind,
         "monthly_usd": round(served.monthly_usd, 2),
         "per_million_output_usd": round(served.per_million_output_usd, 4),
+        "band": _band_fields(band),
     }
     if row.command:
         data["command"] = row.command
@@ -28,6 +30,24 @@ def _row(row: PlanRow) -> dict[str, Any]:
     if row.offer is not None and served.capacity is not None:
         data |= _rented_fields(row.offer, served, served.capacity)
     return data
+
+
+def _band_fields(found: RowBand | None) -> dict[str, Any] | None:
+    """How far the row's speed may be off (nine in ten published runs of its engine within ± percent) and the
+    monthly cost that spans; null for an API's price or where no published run compares."""
+    if found is None or found.band is None:
+        return None
+    band = found.band
+    return {
+        "within_percent": band.within_percent,
+        "published_runs": band.runs,
+        "engine": band.engine,
+        "gpu_family": band.gpu_family or None,
+        "model_family": band.family or None,
+        "monthly_usd_low": round(found.low_usd, 2),
+        "monthly_usd_high": round(found.high_usd, 2),
+        "within_band_of_cheapest": found.near_cheapest,
+    }
 
 
 def _hosted_fields(hosted: HostedPrice) -> dict[str, Any]:
@@ -93,7 +113,9 @@ def _rented_fields(offer: OfferRow, served: Served, capacity: ReplicaCapacity) -
     }
 
 
-def plan_json(model_id: str, state: PlanState, answer: PlanAnswer) -> dict[str, Any]:
+def plan_json(model_id: str, state: PlanState, answer: PlanAnswer, family: str = "") -> dict[str, Any]:
+    """The plan as JSON; ``family``, the model's validation family, picks each row's error band."""
+    bands = plan_bands(answer, answer.rows, family)
     return {
         "model": model_id,
         "parameters": {
@@ -118,7 +140,7 @@ def plan_json(model_id: str, state: PlanState, answer: PlanAnswer) -> dict[str, 
         "engine": answer.engine,
         "precision": answer.precision,
         "replica_need_bytes": answer.need_bytes,
-        "options": [_row(row) for row in answer.rows],
+        "options": [_row(row, band) for row, band in zip(answer.rows, bands, strict=True)],
         "no_replica_meets_targets": list(answer.unmet),
         "crossovers": [
             {

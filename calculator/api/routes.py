@@ -35,6 +35,7 @@ from calculator.page.basis import page_basis
 from calculator.plan_for import plan_for
 from calculator.plan_state import parse_plan
 from calculator.state import CalculatorState, parse_state_strict
+from calculator.validation.bands import validation_family
 from models_catalog import selectors as catalog
 from models_catalog.hub_ids import InvalidHubId, parse_hub_id
 from models_catalog.models import Model
@@ -157,7 +158,8 @@ def plan(request: HttpRequest, query: Query[PlanQuery]) -> Any:
         raise ApiError(422, "unsizable", f"{model.hub_id} cannot be sized: {basis.unsizable}.")
     state = parsed.state
     calculator = CalculatorState(engine=state.engine).with_defaults_of(basis.sources.choices)
-    return plan_json(model.hub_id, state, plan_for(basis.sources.inputs(calculator), state))
+    answer = plan_for(basis.sources.inputs(calculator), state)
+    return plan_json(model.hub_id, state, answer, validation_family(basis.sources.spec))
 
 
 def _layers_in(config: dict[str, Any]) -> int:

@@ -50,6 +50,7 @@ from .estimates import (
     weights_source_text,
 )
 from .prices import (
+    GPU_FAMILIES,
     HOSTED_PROVIDERS,
     OFFER_PHRASES,
     PLAN_KIND_LEGENDS,
@@ -57,6 +58,7 @@ from .prices import (
     PLAN_LIMITS,
     PRICING_KINDS,
     REFRESH_OUTCOMES,
+    gpu_family_label,
     hosted_provider,
     offer_text,
     plan_kind_label,
@@ -74,6 +76,7 @@ __all__ = [
     "FIELD_LABELS",
     "FRAMEWORK_LABELS",
     "FRAMEWORK_SELECT_LABELS",
+    "GPU_FAMILIES",
     "HOSTED_PROVIDERS",
     "LIMITS",
     "MACOS_LABELS",
@@ -97,6 +100,7 @@ __all__ = [
     "engine_name",
     "family_name",
     "field_label",
+    "gpu_family_label",
     "hosted_provider",
     "in_words",
     "limit_label",

@@ -58,6 +58,24 @@ PLAN_KIND_LEGENDS = {
 }
 
 
+# The GPU families a serving band is read for (calculator/validation/bands.py GPU_FAMILIES); the architectures keep
+# their names, which are the same in every language
+GPU_FAMILIES = {
+    "Ampere": "Ampere",
+    "Ada": "Ada Lovelace",
+    "Hopper": "Hopper",
+    "Blackwell": "Blackwell",
+    "AMD Instinct": "AMD Instinct",
+    "GeForce / Radeon": _("GeForce and Radeon cards"),
+    "Apple": _("Apple silicon"),
+    "other": _("other GPUs"),
+}
+
+
+def gpu_family_label(family: str) -> str:
+    return in_words(GPU_FAMILIES, family)
+
+
 def plan_kind_label(kind: str) -> str:
     return in_words(PLAN_KINDS, kind)
 

@@ -15,6 +15,8 @@ from . import Case, Result
 from .computed import kept_results
 
 MIN_RUNS = 3  # fewer rows than this in a family: the band of the kind and engine over all families
+# The serving benchmarks' throughput, the figure a planner's replica count stands on: total or output tokens per second
+THROUGHPUT_KINDS = ("load_output_tps", "load_total_tps")
 BAND_QUANTILE = 0.9  # the band holds nine rows in ten
 
 
@@ -26,6 +28,7 @@ class Band:
     runs: int
     within_percent: float  # nine rows in ten are within ± this
     within_tolerance: int  # rows within the matrix's own tolerance
+    gpu_family: str = ""  # "" when the band covers every GPU family
 
 
 def validation_family(spec: ModelSpec) -> str:
@@ -75,27 +78,37 @@ def case_gpu_family(case: Case) -> str:
     return gpu_family(str(case.settings.get("gpu", "")))
 
 
-def band_of(results: Iterable[Result], kind: str, engine: str, family: str) -> Band | None:
-    """The band of ``kind`` for ``engine`` and ``family`` (all families when the family has fewer than
-    ``MIN_RUNS`` rows), known misses left out; None without rows of that kind and engine."""
+def band_of(
+    results: Iterable[Result], kind: str | tuple[str, ...], engine: str, family: str, gpu: str = ""
+) -> Band | None:
+    """The band of ``kind`` (or of several kinds measuring one figure) for ``engine``, the model ``family`` and the
+    GPU family ``gpu``: the narrowest of (GPU family and model family, GPU family, model family, all rows of the
+    engine) that holds ``MIN_RUNS`` rows, known misses left out; None without rows of that kind and engine."""
+    kinds = (kind,) if isinstance(kind, str) else kind
     # a known miss names a cause the figure beside it does not share (calculator/validation/__init__.py)
     rows = [
         r
         for r in results
-        if r.case.kind == kind and r.case.engine == engine and r.error is not None and not r.case.known_miss
+        if r.case.kind in kinds and r.case.engine == engine and r.error is not None and not r.case.known_miss
     ]
-    own = [r for r in rows if r.case.family == family]
-    chosen, shown_family = (own, family) if len(own) >= MIN_RUNS else (rows, "")
-    if not chosen:
+    if not rows:
         return None
+    on_gpu = [r for r in rows if gpu and case_gpu_family(r.case) == gpu]
+    choices = (
+        ([r for r in on_gpu if r.case.family == family], family, gpu),
+        (on_gpu, "", gpu),
+        ([r for r in rows if r.case.family == family], family, ""),
+    )
+    chosen, shown_family, shown_gpu = next(((c, f, g) for c, f, g in choices if len(c) >= MIN_RUNS), (rows, "", ""))
     errors = [abs(r.error or 0.0) for r in chosen]
     return Band(
-        kind=kind,
+        kind=kinds[0],
         engine=engine,
         family=shown_family,
         runs=len(chosen),
         within_percent=round(percentile(errors, BAND_QUANTILE) * 100),
         within_tolerance=sum(r.within for r in chosen),
+        gpu_family=shown_gpu,
     )
 
 
@@ -104,6 +117,6 @@ def _results() -> tuple[Result, ...]:
     return tuple(kept_results())
 
 
-def kept_band(kind: str, engine: str, family: str) -> Band | None:
+def kept_band(kind: str | tuple[str, ...], engine: str, family: str, gpu: str = "") -> Band | None:
     """``band_of`` over the kept predictions (computed.py), read once per process."""
-    return band_of(_results(), kind, engine, family)
+    return band_of(_results(), kind, engine, family, gpu)

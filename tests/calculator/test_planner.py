@@ -21,6 +21,7 @@ from calculator.estimation.plan.planner import (
     OwnedCosts,
     ReplicaCapacity,
     _steady_step,
+    monthly_range,
     owned_month,
     replica_capacity,
     served_by_api,
@@ -232,6 +233,39 @@ def test_the_page_the_api_and_the_command_line_give_one_ranked_answer(client, si
     assert owned["purchase_price_estimated"] is True and owned["purchase_price_source"].startswith("https://")
     assert owned["monthly_usd"] == pytest.approx(owned["servers"] * owned["per_month_per_server_usd"], abs=0.05)
     assert all("vllm serve" in o["command"] for o in api["options"] if o["kind"] != "api")
+
+
+@pytest.mark.django_db
+def test_every_replica_row_carries_its_engines_band_and_the_cost_it_spans(client, site):
+    query = {"model": MODEL, "out": "10B", "cached": "50"}
+    options = json.loads(client.get("/api/v1/plan", query).content)["options"]
+    api_rows = [o for o in options if o["kind"] == "api"]
+    replica_rows = [o for o in options if o["kind"] == "rented"]
+    assert api_rows and all(o["band"] is None for o in api_rows)  # a price per token is exact
+    assert replica_rows and all(o["band"] is not None for o in replica_rows)
+    for row in replica_rows:
+        band = row["band"]
+        assert band["engine"] == "vllm" and band["published_runs"] >= 3 and band["within_percent"] > 0
+        assert band["monthly_usd_low"] <= row["monthly_usd"] <= band["monthly_usd_high"]
+    cheapest = options[0]
+    ceiling = cheapest["band"]["monthly_usd_high"] if cheapest["band"] else cheapest["monthly_usd"]
+    for row in options[1:]:
+        low = row["band"]["monthly_usd_low"] if row["band"] else row["monthly_usd"]
+        assert (row["band"] or {}).get("within_band_of_cheapest", False) == (row["band"] is not None and low <= ceiling)
+    page = parse(client.get("/en/plan/", query).content)
+    notes = page.select("span", data_band_percent=True)
+    assert len(notes) == len([o for o in options[: len(page.select("tr", data_kind=True))] if o["band"]])
+    assert "published runs of vLLM" in notes[0].text
+
+
+def test_a_band_widens_the_monthly_cost_by_whole_replicas():
+    capacity = ReplicaCapacity(32, 1000.0, 0.03, 0.5, "tpot")
+    demand = Demand(output_tokens_per_month=1000.0 * SECONDS_PER_MONTH * 4.5 / 2.0)  # peak 4.5 replicas' worth
+    served = served_by_replicas(100.0, capacity, demand)
+    assert served.replicas == 5
+    assert monthly_range(served, demand, 0.0) == (500.0, 500.0)
+    low, high = monthly_range(served, demand, 0.2)
+    assert (low, high) == (400.0, 600.0)  # 4.5 ÷ 1.2 → 4 replicas, 4.5 ÷ 0.8 → 6
 
 
 @pytest.mark.django_db

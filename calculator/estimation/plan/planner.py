@@ -296,6 +296,22 @@ def served_by_replicas(per_month_usd: float, capacity: ReplicaCapacity, demand: 
     )
 
 
+def monthly_range(served: Served, demand: Demand, band: float) -> tuple[float, float]:
+    """The monthly cost of ``served`` if a replica sustains ``band`` (a share, 0.12 for ±12 %) more or less than the
+    speed model says: its replicas counted again at each end, each paid as before. An API's price is exact."""
+    capacity = served.capacity
+    if capacity is None or served.replicas < 1 or band <= 0 or capacity.output_tokens_per_s <= 0:
+        return served.monthly_usd, served.monthly_usd
+    per_replica = served.monthly_usd / served.replicas
+    rate = capacity.output_tokens_per_s
+    peak = demand.peak_output_tokens_per_s
+
+    def replicas(sustained: float) -> int:
+        return max(1, math.ceil(peak / sustained))
+
+    return per_replica * replicas(rate * (1 + band)), per_replica * replicas(rate * max(0.05, 1 - band))
+
+
 @dataclass(frozen=True, slots=True)
 class OwnedCosts:
     """What owning a server costs besides its price: years it is written off over, energy per kWh, the data

@@ -22,6 +22,7 @@ from calculator.page.planner import PlanAnswer, PlanRow
 from calculator.plan_for import plan_for
 from calculator.plan_state import FIELD_NAMES, PRICE_PREFIX, SERVER_SLUGS, PlanState, parse_plan, volume_label
 from calculator.state import CalculatorState
+from calculator.validation.bands import validation_family
 from models_catalog.models import Model
 
 PRICE_BASIS = {"estimate": "estimated", "list": "list price", "yours": "your price"}
@@ -61,7 +62,9 @@ class Command(BaseCommand):
         calculator = CalculatorState(engine=state.engine).with_defaults_of(basis.sources.choices)
         answer = plan_for(basis.sources.inputs(calculator), state)
         if options["json"]:
-            self.stdout.write(json.dumps(plan_json(model.hub_id, state, answer), indent=2))
+            self.stdout.write(
+                json.dumps(plan_json(model.hub_id, state, answer, validation_family(basis.sources.spec)), indent=2)
+            )
             return
         self.stdout.write(_heading(model.hub_id, state, answer))
         for row in answer.rows[:12]:
