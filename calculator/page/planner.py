@@ -217,7 +217,7 @@ def plan_answer(
         tuple(rows),
         tuple(unmet),
         curve,
-        _crossovers(_curve(rows, demand, whole=False)),
+        _solved_crossovers(rows, demand),
         options,
         costs,
     )
@@ -438,6 +438,29 @@ def _crossovers(curve: tuple[CurvePoint, ...]) -> tuple[Crossover, ...]:
             found.append(Crossover(point.output_tokens_per_month, previous, cheaper))
         previous = cheaper
     return tuple(found)
+
+
+def _solved_crossovers(rows: list[PlanRow], demand: Demand) -> tuple[Crossover, ...]:
+    """The crossovers of the chart's grid, each solved to the volume where the two kinds cost the same (bisection in
+    log volume on the trend of fractional replicas, to a millionth), not the grid point after it."""
+    return tuple(
+        replace(found, output_tokens_per_month=_crossing(rows, demand, found))
+        for found in _crossovers(_curve(rows, demand, whole=False))
+    )
+
+
+def _crossing(rows: list[PlanRow], demand: Demand, found: Crossover) -> float:
+    high = found.output_tokens_per_month
+    low = high / (CHART_HIGH / CHART_LOW) ** (1 / (CHART_POINTS - 1))  # the grid point before it
+    while high / low > 1 + 1e-6:
+        middle = math.sqrt(low * high)
+        costs = _cheapest(rows, demand, middle, whole=False)
+        cheaper = min(costs, key=lambda kind: costs[kind]) if costs else found.above
+        if cheaper == found.above:
+            high = middle
+        else:
+            low = middle
+    return high
 
 
 # The volume the model page's common question asks about: a billion output tokens a month, the planner's defaults

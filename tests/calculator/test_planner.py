@@ -400,3 +400,21 @@ def test_a_planned_command_leaves_room_above_the_planned_request_within_what_its
     assert command_context(demand, 1, 131_072) == 4_000  # one request at a time: its pool holds one planned request
     assert command_context(demand, 10, 6_000) == 6_000  # the model's own limit
     assert command_context(demand, 10, None) == 8_192
+
+
+def test_a_crossover_is_solved_to_the_volume_where_both_kinds_cost_the_same(site):
+    from calculator.page.basis import page_basis
+    from calculator.page.planner import _cheapest, _volumes, faq_answer
+    from calculator.state import CalculatorState
+    from models_catalog.models import Model
+
+    sources = page_basis(Model.objects.get(hub_id="meta-llama/Llama-3.1-8B-Instruct"), date.today()).sources
+    assert sources is not None
+    answer = faq_answer(sources.inputs(CalculatorState().with_defaults_of(sources.choices)))
+    assert answer.crossovers
+    grid = _volumes()
+    for crossing in answer.crossovers:
+        volume = crossing.output_tokens_per_month
+        assert all(abs(volume / point - 1) > 1e-3 for point in grid)  # solved, not a grid point
+        costs = _cheapest(list(answer.rows), answer.demand, volume, whole=False)
+        assert costs[crossing.below] == pytest.approx(costs[crossing.above], rel=1e-4)
