@@ -24,9 +24,9 @@ from calculator.estimation import (  # noqa: E402
 )
 from calculator.estimation.plan.planner import Demand, replica_capacity  # noqa: E402
 from calculator.estimation.speed.batching import simulate  # noqa: E402
-from calculator.estimation.speed.estimate import step_model  # noqa: E402
 from calculator.estimation.speed.load_test import LoadTest  # noqa: E402
 from calculator.estimation.speed.schedulers import Scheduler  # noqa: E402
+from calculator.estimation.speed.step_model import step_model  # noqa: E402
 from models_catalog.architecture import ModelSpec  # noqa: E402
 from models_catalog.specs import spec_from_recorded_folder  # noqa: E402
 from pricing.gpus import load_gpus  # noqa: E402

@@ -29,8 +29,8 @@ from calculator.estimation.plan.planner import (
     served_by_api,
     served_by_replicas,
 )
-from calculator.estimation.speed.estimate import step_model
 from calculator.estimation.speed.schedulers import Scheduler, engine_scheduler
+from calculator.estimation.speed.step_model import step_model
 from calculator.page.inputs import HostedPrice, PageInputs
 from models_catalog.architecture import ModelSpec
 from pricing.gpus import GpuSpec

@@ -16,9 +16,9 @@ from typing import Any
 
 from calculator.estimation import Workload
 from calculator.estimation.speed.batching import simulate
-from calculator.estimation.speed.estimate import step_model
 from calculator.estimation.speed.load_test import DATASETS, LoadResult, LoadTest
 from calculator.estimation.speed.schedulers import engine_scheduler
+from calculator.estimation.speed.step_model import step_model
 from pricing.gpus import gpu_by_slug
 
 from . import Case, predictor

@@ -7,9 +7,10 @@ import pytest
 
 from calculator.estimation import Workload
 from calculator.estimation.speed.batching import simulate
-from calculator.estimation.speed.estimate import speed, step_model
+from calculator.estimation.speed.estimate import speed
 from calculator.estimation.speed.load_test import LoadTest, lengths
 from calculator.estimation.speed.schedulers import Scheduler
+from calculator.estimation.speed.step_model import step_model
 from pricing.gpus import gpu_by_slug
 from tests.calculator.estimation_specs import hub_spec
 

@@ -28,9 +28,9 @@ from calculator.estimation.plan.planner import (
     served_by_replicas,
 )
 from calculator.estimation.speed.batching import simulate
-from calculator.estimation.speed.estimate import step_model
 from calculator.estimation.speed.load_test import LoadTest
 from calculator.estimation.speed.schedulers import Scheduler
+from calculator.estimation.speed.step_model import step_model
 from calculator.page.planner import CurvePoint, _crossovers
 from calculator.plan_state import parse_plan, parse_volume, plan_query, volume_label
 from models_catalog import services

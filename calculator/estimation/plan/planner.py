@@ -19,8 +19,8 @@ from datetime import date
 
 from pricing.offers import HOURS_PER_MONTH
 
-from ..speed.estimate import StepModel
 from ..speed.schedulers import Scheduler
+from ..speed.step_model import StepModel
 from .cost import ApiPrice, TrafficMix, api_cost_per_million_output
 
 SECONDS_PER_MONTH = HOURS_PER_MONTH * 3600

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-from .estimate import StepModel
 from .load_test import LoadResult, LoadTest, arrivals, latency, lengths
 from .schedulers import (
     SGLANG_CLIP_MAX_NEW_TOKENS,
@@ -26,6 +25,7 @@ from .schedulers import (
     SGLANG_RETRACT_DECODE_STEPS,
     Scheduler,
 )
+from .step_model import StepModel
 
 _SGLANG_MIN_RATIO = SGLANG_INIT_NEW_TOKEN_RATIO * SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR
 _SGLANG_DECAY = (SGLANG_INIT_NEW_TOKEN_RATIO - _SGLANG_MIN_RATIO) / SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS

@@ -13,16 +13,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from models_catalog.architecture import AttentionKind, ModelSpec
+from models_catalog.architecture import ModelSpec
 
 from ..memory.estimate import drafts_with_mtp, estimate
 from ..memory.fit import budget_bytes
 from ..workload import Workload
-from .step_time import EXPERT_IMBALANCE, EngineSpeed, Link, all_reduce_s, all_to_all_s, engine_speed
+from .step_model import StepModel, step_model
+from .step_time import EXPERT_IMBALANCE, EngineSpeed, all_reduce_s, all_to_all_s, engine_speed
 from .work import (
     SpeedHardware,
     StepBytes,
-    active_params,
     attention_flops_per_token,
     dense_active_params,
     expert_active_params,
@@ -229,12 +229,37 @@ def decode_rates(
     profile = engine_speed(workload.engine.lower(), platform_of(hardware))
     b = step_bytes(spec, workload)
     flops = peak_flops(hardware, workload.precision.lower(), workload.engine.lower()) or measured_peak_flops(hardware)
+    measured = _measured_model(spec, workload, hardware, count, b)
     rates: dict[int, tuple[float, float]] = {}
     for batch in batches:
-        step, _ = _decode_step_s(spec, b, max(1, batch), context, bandwidth, flops, count, profile, hardware, False)
+        if measured is not None:
+            step = measured.seconds(max(1, batch), max(1, batch) * context, 0, 0.0)
+        else:
+            step, _ = _decode_step_s(spec, b, max(1, batch), context, bandwidth, flops, count, profile, hardware, False)
         per_request = 1.0 / step
         rates[batch] = (per_request * (1 - BAND), per_request * max(1, batch) * (1 - BAND))
     return rates
+
+
+def _measured_model(
+    spec: ModelSpec, workload: Workload, hardware: SpeedHardware, gpus: int, b: StepBytes
+) -> StepModel | None:
+    """The step model from measured kernels, where this GPU and engine have them and every GPU runs the layers
+    tensor parallel (data-parallel attention keeps the roofline path, which models its ranks); None otherwise."""
+    if b.attention_ranks > 1:
+        return None
+    model = step_model(spec, workload, hardware, gpus)
+    return model if model is not None and model.measured is not None else None
+
+
+def measured_prefill_s(model: StepModel, prompt: int, chunk: int) -> float:
+    """One prompt of ``prompt`` tokens alone, in chunks of ``chunk`` tokens, each attending to those before it."""
+    total, done = 0.0, 0
+    while done < prompt:
+        tokens = min(max(1, chunk), prompt - done)
+        total += model.seconds(0, 0, tokens, tokens * done + tokens * (tokens - 1) / 2)
+        done += tokens
+    return total
 
 
 def _flops_and_basis(hardware: SpeedHardware, workload: Workload) -> tuple[float | None, str]:
@@ -278,6 +303,9 @@ def speed(
         step, bound = _decode_step_s(
             spec, b, batch, context, bandwidth, flops, count, profile, hardware, expert_parallel, k
         )
+        measured = None if expert_parallel else _measured_model(spec, workload, hardware, count, b)
+        if measured is not None:
+            step = measured.seconds(batch * k, batch * k * context, 0, 0.0)
         tokens_per_step = 1.0
         if speculative:
             step *= 1 + speculative.draft_tokens * speculative.draft_cost
@@ -287,6 +315,8 @@ def speed(
         if flops:
             prompt = max(1, prompt_tokens if prompt_tokens is not None else context // 2)
             prefill_time = _prefill_s(spec, b, prompt, bandwidth, flops, count, profile, hardware)
+            if measured is not None:
+                prefill_time = measured_prefill_s(measured, prompt, profile.prefill_ubatch)
             prefill = prompt / prefill_time
             ttft = prefill_time + step
     return SpeedEstimate(
@@ -306,119 +336,4 @@ def speed(
         speculative=speculative,
         missing=missing,
         flops_basis=flops_basis,
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class StepModel:
-    """The cost of one engine step that mixes decode tokens and prefill chunks, from the same parts as ``speed``
-    (weights read once per step, each sequence's cache read, FLOPs at the engine's decode or prefill efficiency,
-    fixed costs, the all-reduces between tensor-parallel ranks); built once by ``step_model`` so a request-level
-    simulation (speed/batching.py) can ask for thousands of steps."""
-
-    weights_bytes: float  # dense weights one GPU reads per step (the replicated part whole)
-    expert_bytes: float  # all routed experts one GPU holds
-    experts_routed: int
-    experts_per_token: int
-    kv_bytes_per_token: float  # one GPU's share of one cached token, all layers
-    bandwidth: float  # achieved bytes/s for weights
-    decode_flops: float  # achieved FLOPs/s on decode tokens (0: unknown)
-    prefill_flops: float  # achieved FLOPs/s on prefill tokens (0: unknown)
-    params_flops: float  # FLOPs per token through the dense weights: 2 × active parameters outside routed experts
-    expert_flops: float  # FLOPs per token through its routed experts
-    moe_gemm_share: float  # the experts' grouped GEMMs reach this share of the dense efficiency
-    sequence_s: float  # per running decode sequence per step (all layers)
-    attention_flops_per_span: float  # QKᵀ and AV per token per cached token, full-attention layers
-    sliding_flops_per_span: float  # the same for sliding-window layers, whose span stops at ``window``
-    window: int
-    fixed_s: float
-    hidden: int
-    layers: int
-    parallel: int
-    link: Link
-
-    def seconds(
-        self,
-        decode_seqs: int,
-        decode_context: int,
-        prefill_tokens: int,
-        prefill_span: float,
-        prefill_window_span: float | None = None,
-    ) -> float:
-        """One step: ``decode_seqs`` sequences decode one token each with ``decode_context`` cached tokens between
-        them; ``prefill_tokens`` prompt tokens are computed, attending to ``prefill_span`` cached tokens in all
-        (the sum over the chunk's tokens of the tokens before each; ``prefill_window_span`` the same with each
-        token's span cut at the sliding window)."""
-        tokens = decode_seqs + prefill_tokens
-        if tokens <= 0:
-            return 0.0
-        share = 1.0
-        if self.experts_routed and self.experts_per_token:
-            share = 1 - (1 - min(1.0, self.experts_per_token / self.experts_routed)) ** tokens
-        read = self.weights_bytes + self.expert_bytes * share + self.kv_bytes_per_token * (decode_context + 0.0)
-        memory_s = read / self.bandwidth
-        compute_s = 0.0
-        if self.decode_flops and self.prefill_flops:
-            sliding_decode = min(decode_context, decode_seqs * self.window) if self.window else decode_context
-            decode_work = self.params_flops * decode_seqs + self.attention_flops_per_span * decode_context
-            decode_work += self.sliding_flops_per_span * sliding_decode
-            prefill_work = self.params_flops * prefill_tokens
-            window_span = prefill_span if prefill_window_span is None else prefill_window_span
-            prefill_work += self.attention_flops_per_span * prefill_span + self.sliding_flops_per_span * window_span
-            compute_s = decode_work / self.decode_flops + prefill_work / self.prefill_flops
-            share = max(1e-3, self.moe_gemm_share)
-            compute_s += self.expert_flops * decode_seqs / (self.decode_flops * share)
-            compute_s += self.expert_flops * prefill_tokens / (self.prefill_flops * share)
-        comm = 0.0
-        if self.parallel > 1:
-            comm = 2 * self.layers * all_reduce_s(self.link, self.parallel, tokens * self.hidden * 2)
-        return max(memory_s, compute_s) + self.fixed_s + comm + self.sequence_s * decode_seqs
-
-
-def step_model(spec: ModelSpec, workload: Workload, hardware: SpeedHardware, gpu_count: int = 1) -> StepModel | None:
-    """The mixed-step cost of ``workload.engine`` running ``spec`` on ``gpu_count`` GPUs (tensor parallel); None
-    without a bandwidth figure."""
-    bandwidth = (hardware.memory_bandwidth_gbps or 0) * 1e9
-    if bandwidth <= 0:
-        return None
-    count = max(1, gpu_count)
-    profile = engine_speed(workload.engine.lower(), platform_of(hardware))
-    parallel = 1 if profile.layer_split else count
-    b = step_bytes(spec, replace(workload, attention_data_parallel=1))
-    flops = peak_flops(hardware, workload.precision.lower(), workload.engine.lower()) or measured_peak_flops(hardware)
-    efficiency = profile.quant_bandwidth_efficiency if b.quantized else profile.bandwidth_efficiency
-    kv_split = 1 if spec.num_kv_heads <= 0 else min(parallel, max(1, spec.num_kv_heads))
-    context = max(1, int(workload.context))
-    full = sliding = 0.0
-    window = 0
-    for group in spec.layer_groups:
-        per_span = group.count * 4 * spec.num_attention_heads * spec.head_dim
-        if group.kind is AttentionKind.SLIDING and group.window:
-            sliding += per_span
-            window = group.window
-        elif group.kind in (AttentionKind.FULL, AttentionKind.MLA, AttentionKind.SLIDING):
-            full += per_span
-    link = link_of(hardware, parallel)
-    expert_active = expert_active_params(spec)
-    return StepModel(
-        weights_bytes=b.dense / parallel,
-        expert_bytes=b.experts / parallel,
-        experts_routed=spec.experts_routed,
-        experts_per_token=spec.experts_per_token,
-        kv_bytes_per_token=b.kv_per_request / context / kv_split,
-        bandwidth=bandwidth * efficiency,
-        decode_flops=(flops or 0.0) * parallel * profile.compute_efficiency,
-        prefill_flops=(flops or 0.0) * parallel * profile.prefill_mfu,
-        params_flops=2.0 * (active_params(spec) - expert_active),
-        expert_flops=2.0 * expert_active,
-        moe_gemm_share=profile.moe_gemm_share,
-        sequence_s=profile.sequence_layer_us * max(1, spec.num_layers) * 1e-6,
-        attention_flops_per_span=full,
-        sliding_flops_per_span=sliding,
-        window=window,
-        fixed_s=fixed_step_s(spec, profile),
-        hidden=spec.hidden_size,
-        layers=max(1, spec.num_layers),
-        parallel=parallel,
-        link=link,
     )
