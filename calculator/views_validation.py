@@ -21,8 +21,9 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET
 
 from calculator import validation
-from calculator.labels import engine_name, precision_name
+from calculator.labels import engine_name, gpu_family_label, precision_name
 from calculator.validation import Case, Result
+from calculator.validation.bands import case_gpu_family
 from calculator.validation.computed import kept_results
 from pricing.gpus import gpu_by_slug
 from web.kept import Kept
@@ -49,6 +50,12 @@ KIND_LABELS = {
     "engine_activation_gib": _("Activation peak of vLLM's profile run"),
     "load_total_tps": _("Serving benchmark throughput, prompt and output tokens"),
     "load_output_tps": _("Serving benchmark throughput, output tokens"),
+    "load_ttft_mean_ms": _("Serving benchmark time to first token, mean"),
+    "load_ttft_median_ms": _("Serving benchmark time to first token, median"),
+    "load_ttft_p99_ms": _("Serving benchmark time to first token, 99th percentile"),
+    "load_tpot_mean_ms": _("Serving benchmark time per output token, mean"),
+    "load_tpot_median_ms": _("Serving benchmark time per output token, median"),
+    "load_tpot_p99_ms": _("Serving benchmark time per output token, 99th percentile"),
 }
 
 UNIT_LABELS = {
@@ -57,6 +64,7 @@ UNIT_LABELS = {
     "tokens": _("tokens"),
     "tokens/s": _("tokens/s"),
     "requests": _("requests"),
+    "ms": _("ms"),
 }
 
 _URL = re.compile(r"https?://[^\s<>\"']+")
@@ -155,6 +163,20 @@ SETTING_LABELS = {
     "gpu_mem_mib": _("GPU memory (MiB)"),
     "gpu_name": _("GPU name"),
     "enforce_eager": _("Without CUDA graphs"),
+    "dataset": _("Prompts"),
+    "random_range_ratio": _("Length spread (±)"),
+    "max_num_seqs": _("Requests at a time, engine limit (--max-num-seqs)"),
+    "max_num_batched_tokens": _("Tokens per step (--max-num-batched-tokens)"),
+    "chunked_prefill_size": _("Prompt chunk (--chunked-prefill-size)"),
+    "data_parallel": _("Data-parallel replicas"),
+    "expert_parallel": _("Expert parallel"),
+    "dp_attention": _("Data-parallel attention"),
+}
+# How a serving benchmark drew its prompts, in words
+DATASET_LABELS = {
+    "sharegpt": _("ShareGPT conversations"),
+    "random": _("random tokens"),
+    "fixed": _("fixed lengths"),
 }
 
 
@@ -170,6 +192,8 @@ def settings_text(settings: Any) -> list[str]:
             value = gpu.short_name  # "H100 80GB", not the catalog's slug
         elif name == "precision" and isinstance(value, str):
             value = precision_name(value)  # "INT8 W8A8", not the catalog's key
+        elif name == "dataset" and isinstance(value, str):
+            value = str(DATASET_LABELS.get(value, value))
         shown.append(f"{SETTING_LABELS.get(name, name)}: {value}")
     return shown
 
@@ -299,14 +323,23 @@ class SummaryRow:
     worst_error_percent: float | None  # signed, to the tenth
 
 
+def _serving_key(case: Case) -> str:
+    return f"{engine_name(case.engine)} · {gpu_family_label(case_gpu_family(case))}"
+
+
 def _summary(results: list[Result], by: str) -> list[SummaryRow]:
+    """Per kind and family, engine, or (``by`` "gpu") engine and GPU family of the serving benchmarks."""
     rows = []
-    for group in validation.summary(results, by=by):
+    if by == "gpu":
+        grouped = validation.summary([r for r in results if r.case.kind.startswith("load_")], _serving_key)
+    else:
+        grouped = validation.summary(results, by=by)
+    for group in grouped:
         worst_error = group.worst.error if group.worst is not None else None
         rows.append(
             SummaryRow(
                 kind=kind_label(group.kind),
-                key=engine_name(group.key) if by == "engine" else family_label(group.key),
+                key=group.key if by == "gpu" else engine_name(group.key) if by == "engine" else family_label(group.key),
                 cases=group.cases,
                 within=group.within,
                 mean_abs_error_percent=_shown_percent(group.mean_abs_error),
@@ -324,6 +357,7 @@ def validation_page(request: HttpRequest) -> HttpResponse:
         "sections": _sections(results),
         "by_family": _summary(results, "family"),
         "by_engine": _summary(results, "engine"),
+        "by_gpu": _summary(results, "gpu"),
         "total": len(results),
         "within": sum(result.within for result in results),
         "without_prediction": sum(result.predicted is None for result in results),
