@@ -3,8 +3,10 @@
 The file names models by hosted route (OpenRouter's slug, e.g. ``z-ai/glm-5.3-flash``). ``ROUTE_TO_HUB_ID`` maps
 each route to the Hub id of the checkpoint it serves when that checkpoint is in our catalog
 (``models_catalog/data/hub``); ``ROUTES_NOT_IN_CATALOG`` says why every other route is left unmapped, so a new
-route in the file fails a test until someone decides. A row carrying ``valid_until`` is an introductory offer: it
-joins the list-price row of the same route, capture date and source as its introductory price.
+route in the file fails a test until someone decides. A row carrying ``valid_until`` is a time-limited price (a
+provider's introductory offer, or an OpenRouter discount, which states no end and so runs until the day it was seen):
+it joins the list-price row of the same route, capture date and source as its introductory price, and the list price
+applies after its last day (``pricing.selectors.api_prices_for``).
 
 The file has no confidence field; ``SOURCE_RULES`` assigns one per kind of source on the scale of the data set's
 README (high: a provider's or an official price API; medium: the provider's own website data; low: an aggregator,
@@ -37,6 +39,36 @@ ROUTE_TO_HUB_ID: dict[str, str] = {
     "qwen/qwen3-32b": "Qwen/Qwen3-32B",
     "minimax/minimax-m2.5": "MiniMaxAI/MiniMax-M2.5",
     "google/gemma-3-27b-it": "google/gemma-3-27b-it",
+    # Added from the same 2026-08-08 snapshot: every other catalog model OpenRouter lists (by its hugging_face_id).
+    "z-ai/glm-4.5": "zai-org/GLM-4.5",
+    "z-ai/glm-4.5-air": "zai-org/GLM-4.5-Air",
+    "z-ai/glm-4.5v": "zai-org/GLM-4.5V",
+    "deepseek/deepseek-chat": "deepseek-ai/DeepSeek-V3",  # OpenRouter's "DeepSeek V3" (canonical deepseek-chat-v3)
+    "deepseek/deepseek-r1": "deepseek-ai/DeepSeek-R1",
+    "moonshotai/kimi-k2": "moonshotai/Kimi-K2-Instruct",  # "Kimi K2 0711", the first Kimi-K2-Instruct
+    "minimax/minimax-m2": "MiniMaxAI/MiniMax-M2",
+    "minimax/minimax-m2.7": "MiniMaxAI/MiniMax-M2.7",
+    # OpenRouter gives the Hub's earlier names meta-llama/Meta-Llama-3.1-8B/70B-Instruct, the same repositories.
+    "meta-llama/llama-3.1-8b-instruct": "meta-llama/Llama-3.1-8B-Instruct",
+    "meta-llama/llama-3.1-70b-instruct": "meta-llama/Llama-3.1-70B-Instruct",
+    "meta-llama/llama-3.2-1b-instruct": "meta-llama/Llama-3.2-1B-Instruct",
+    "meta-llama/llama-3.2-3b-instruct": "meta-llama/Llama-3.2-3B-Instruct",
+    "meta-llama/llama-4-scout": "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+    "meta-llama/llama-4-maverick": "meta-llama/Llama-4-Maverick-17B-128E-Instruct",
+    "qwen/qwen-2.5-7b-instruct": "Qwen/Qwen2.5-7B-Instruct",
+    "qwen/qwen-2.5-72b-instruct": "Qwen/Qwen2.5-72B-Instruct",
+    "qwen/qwen3-8b": "Qwen/Qwen3-8B",
+    "qwen/qwen3-14b": "Qwen/Qwen3-14B",
+    "qwen/qwen3-30b-a3b": "Qwen/Qwen3-30B-A3B",
+    "qwen/qwen3-235b-a22b": "Qwen/Qwen3-235B-A22B",
+    "qwen/qwen3-next-80b-a3b-instruct": "Qwen/Qwen3-Next-80B-A3B-Instruct",
+    "qwen/qwen3-next-80b-a3b-thinking": "Qwen/Qwen3-Next-80B-A3B-Thinking",
+    "google/gemma-2-27b-it": "google/gemma-2-27b-it",
+    "google/gemma-3-4b-it": "google/gemma-3-4b-it",
+    "google/gemma-3-12b-it": "google/gemma-3-12b-it",
+    "mistralai/mistral-small-24b-instruct-2501": "mistralai/Mistral-Small-24B-Instruct-2501",
+    "mistralai/mixtral-8x22b-instruct": "mistralai/Mixtral-8x22B-Instruct-v0.1",
+    "microsoft/phi-4": "microsoft/phi-4",
 }
 
 # Routes whose checkpoint is not in the catalog. A sibling checkpoint of the same family is not the same model:
@@ -103,6 +135,19 @@ SOURCE_RULES: tuple[SourceRule, ...] = (
 CONFIDENCE_OVERRIDES: dict[tuple[str, str], str] = {
     # Its own note: the cached-input price "as returned, looks unusually low".
     ("deepseek/deepseek-v4-pro", "OpenRouter (list price = top provider)"): MEDIUM,
+    # Undiscounted prices computed from the discounted price the models API returned and the discount in OpenRouter's
+    # website endpoint data (a medium source): the API itself never showed them.
+    **{
+        (route, "OpenRouter (list price = top provider)"): MEDIUM
+        for route in (
+            "z-ai/glm-5.2",
+            "z-ai/glm-5.1",
+            "moonshotai/kimi-k2.6",
+            "minimax/minimax-m2",
+            "minimax/minimax-m2.7",
+            "deepseek/deepseek-chat",
+        )
+    },
 }
 
 _URL = re.compile(r"https://[^\s)]+")
@@ -205,12 +250,16 @@ def _record(row: dict[str, Any]) -> ApiPriceRecord:
 
 def _with_intro(base: ApiPriceRecord, intro: dict[str, Any]) -> ApiPriceRecord:
     notes = "\n".join(n for n in (base.notes, str(intro.get("note") or "")) if n)
+    ends_on = date.fromisoformat(intro["valid_until"])
+    # An offer cannot end before it was seen: such a date is a typo, and it would hide the offer on every day.
+    if base.captured_on is not None and ends_on < base.captured_on:
+        raise ApiPriceFileError(f"{base.route}: offer ends {ends_on} before it was seen on {base.captured_on}")
     return replace(
         base,
         intro_input_per_million_usd=_price(intro["input_per_mtok"]),
         intro_cached_input_per_million_usd=_price_or_none(intro.get("cached_input_per_mtok")),
         intro_output_per_million_usd=_price(intro["output_per_mtok"]),
-        intro_ends_on=date.fromisoformat(intro["valid_until"]),
+        intro_ends_on=ends_on,
         notes=notes,
     )
 

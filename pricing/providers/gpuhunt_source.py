@@ -96,10 +96,13 @@ GPU_NAMES: dict[tuple[str, int | None], str] = {
 
 # Instance types whose GPU is the PCIe card of a chip GPU_NAMES maps to its SXM part, by provider documentation:
 # Azure NC A100 v4 carries A100 80GB PCIe and NCv3 V100 PCIe (learn.microsoft.com, NC A100 v4 and NCv3 series
-# pages); Lambda and others put "pcie" in the instance name.
+# pages); Lambda and others put "pcie" in the instance name. Lambda's gpu_1x_a100 does not, though its API
+# describes it as "1x A100 (40 GB PCIe)" (the SXM4 card is gpu_1x_a100_sxm4; our snapshot's lambda.json lists both at
+# 40 GB): gpuhunt keeps only "A100" and 40 GB of that description, so the name has to tell.
 FORM_FACTOR_BY_INSTANCE: tuple[tuple[re.Pattern[str], dict[str, str]], ...] = (
     (re.compile(r"NC\d+ads_A100_v4"), {"a100-80gb-sxm": "a100-80gb-pcie"}),
     (re.compile(r"NC\d+r?s_v3"), {"v100-sxm2-16gb": "v100-pcie-16gb"}),
+    (re.compile(r"^gpu_1x_a100$"), {"a100-40gb-sxm": "a100-40gb-pcie"}),
     (
         re.compile(r"pcie", re.IGNORECASE),
         {

@@ -106,6 +106,24 @@ def test_api_prices_and_break_even(client, seed_site):
     assert page.one(id="break-even").attrs["data-break-even"] != ""
 
 
+def test_a_popular_dense_model_is_compared_with_its_hosted_price(client, seed_site):
+    """Llama-3.1-8B had no hosted price, so self-hosting was the cheapest by default: OpenRouter's top provider
+    (Groq) served it for $0.05 / $0.025 / $0.08 per million tokens on 2026-08-08 (pricing/data/api-prices.json)."""
+    _, page = _get(client, "/en/models/meta-llama/Llama-3.1-8B-Instruct/")
+    row = page.one("table", id="api-prices").one("tr", data_route="meta-llama/llama-3.1-8b-instruct")
+    assert _cells(row) == ["$0.050", "$0.025", "$0.080"]
+    assert page.one(id="break-even").attrs["data-break-even"] != ""
+
+
+def test_an_openrouter_discount_past_its_day_shows_the_undiscounted_price(client, seed_site):
+    """MiniMax-M2's top provider was 15 % off on 2026-08-08 with no end date: the page, on a later day, shows the
+    undiscounted $0.30 / $1.20 and says the offer ended."""
+    _, page = _get(client, "/en/models/MiniMaxAI/MiniMax-M2/")
+    row = page.one("table", id="api-prices").one("tr", data_route="minimax/minimax-m2")
+    assert _cells(row)[0] == "$0.300" and _cells(row)[-1] == "$1.200"
+    assert row.one(data_intro_expired="true")
+
+
 def test_an_api_route_named_like_the_model_is_not_repeated_on_every_row(client, seed_site):
     _, page = _get(client, "/en/models/openai/gpt-oss-120b/")
     rows = page.one("table", id="api-prices").select("tr", data_route=True)

@@ -55,15 +55,17 @@ def test_every_row_whose_model_is_in_the_catalog_maps_to_it():
             assert record.hub_id == same_name, record.route
     mapped = {r.route: r.hub_id for r in load_api_prices() if r.hub_id}
     assert mapped == {route: hub_id for route, hub_id in ROUTE_TO_HUB_ID.items() if route in mapped}
-    assert len(mapped) == 11
+    assert len(mapped) == 39
 
 
-def test_file_rows_become_46_prices_with_the_introductory_offer_folded_into_its_list_price():
+def test_file_rows_become_74_prices_with_each_time_limited_price_folded_into_its_list_price():
     records = load_api_prices()
-    assert len(raw_rows()) == 47
-    assert len(records) == 46
-    assert sum(1 for r in records if r.hub_id) == 28
-    assert len({r.natural_key for r in records}) == 46
+    # 7 time-limited rows: GLM-5.3-Flash's introductory offer and 6 OpenRouter discounts
+    assert len(raw_rows()) == 81
+    assert len([row for row in raw_rows() if row.get("valid_until")]) == 7
+    assert len(records) == 74
+    assert sum(1 for r in records if r.hub_id) == 56
+    assert len({r.natural_key for r in records}) == 74
 
 
 def test_every_price_keeps_its_source_date_and_a_confidence():
@@ -92,7 +94,10 @@ def test_doubtful_price_is_not_high_confidence():
 
 def test_prices_keep_the_digits_the_file_wrote():
     (row,) = [r for r in load_api_prices() if r.route == "z-ai/glm-5.2" and r.provider.startswith("OpenRouter (")]
-    assert (row.input_per_million_usd, row.cached_input_per_million_usd) == (Decimal("0.2058"), Decimal("0.03822"))
+    assert (row.intro_input_per_million_usd, row.intro_cached_input_per_million_usd) == (
+        Decimal("0.2058"),
+        Decimal("0.03822"),
+    )
 
 
 def test_an_unknown_route_is_refused_until_someone_maps_it():
@@ -108,9 +113,9 @@ def test_an_unknown_route_is_refused_until_someone_maps_it():
 def test_loading_twice_appends_nothing_the_second_time():
     first = api_prices_load()
     second = api_prices_load()
-    assert (first.added, first.already_present, first.mapped) == (46, 0, 28)
-    assert (second.added, second.already_present) == (0, 46)
-    assert ApiPrice.objects.count() == 46
+    assert (first.added, first.already_present, first.mapped) == (74, 0, 56)
+    assert (second.added, second.already_present) == (0, 74)
+    assert ApiPrice.objects.count() == 74
 
 
 @pytest.mark.django_db
@@ -200,6 +205,74 @@ def test_bundled_data_loads_the_api_prices_once():
     out = StringIO()
     call_command("load_bundled_data", stdout=out, stderr=StringIO())
     call_command("load_bundled_data", stdout=out, stderr=StringIO())
-    assert ApiPrice.objects.count() == 46
-    assert "Hosted API prices: 46 added, 0 already present, 28 serve a catalog model" in out.getvalue()
-    assert "Hosted API prices: 0 added, 46 already present" in out.getvalue()
+    assert ApiPrice.objects.count() == 74
+    assert "Hosted API prices: 74 added, 0 already present, 56 serve a catalog model" in out.getvalue()
+    assert "Hosted API prices: 0 added, 74 already present" in out.getvalue()
+
+
+# --- time-limited prices and the models the snapshot added -----------------------------------------------------
+
+SNAPSHOT_URL = (
+    "https://github.com/sui414/openrouter-pricing-data/blob/0427e0eca09b86f90dcf8c065ea35ac203180055/"
+    "data/raw/2026-08-08/models.json.gz"
+)
+
+
+def test_an_openrouter_discount_is_a_time_limited_price_ending_the_day_it_was_seen():
+    noted = [row for row in raw_rows() if "OpenRouter's discount" in str(row.get("note"))]
+    undiscounted = [row for row in noted if str(row["note"]).startswith("undiscounted price")]
+    discounted = [row for row in noted if row not in undiscounted]
+    assert len(undiscounted) == len(discounted) == 6
+    assert {row["model"] for row in discounted} == {
+        "z-ai/glm-5.2",
+        "z-ai/glm-5.1",
+        "moonshotai/kimi-k2.6",
+        "minimax/minimax-m2",
+        "minimax/minimax-m2.7",
+        "deepseek/deepseek-chat",
+    }
+    assert all(row["valid_until"] == row["captured"] == "2026-08-08" for row in discounted)
+    # the price a reader gets after that day is the undiscounted one, computed and marked below high confidence
+    (v3,) = [r for r in load_api_prices() if r.route == "deepseek/deepseek-chat"]
+    assert (v3.input_per_million_usd, v3.output_per_million_usd) == (Decimal("0.286"), Decimal("1.143"))
+    assert (v3.intro_input_per_million_usd, v3.intro_output_per_million_usd) == (Decimal("0.2574"), Decimal("1.0287"))
+    assert v3.confidence == "medium" and v3.notes.startswith("undiscounted price, computed")
+
+
+def test_an_offer_that_ends_before_it_was_seen_is_refused():
+    rows = [dict(row) for row in raw_rows() if row["model"] == "deepseek/deepseek-chat"]
+    rows[1]["valid_until"] = "2026-08-07"
+    with pytest.raises(ApiPriceFileError, match="ends 2026-08-07 before it was seen"):
+        parse_api_prices({"prices": rows})
+
+
+@pytest.mark.django_db
+def test_llama_3_1_8b_has_a_hosted_price_with_its_source_and_date():
+    api_prices_load()
+    (price,) = api_prices_for("meta-llama/Llama-3.1-8B-Instruct", date(2026, 12, 5))
+    assert price.route == "meta-llama/llama-3.1-8b-instruct"
+    assert (
+        price.prices.input_per_million_usd,
+        price.prices.cached_input_per_million_usd,
+        price.prices.output_per_million_usd,
+    ) == (Decimal("0.05"), Decimal("0.025"), Decimal("0.08"))
+    assert price.captured_on == date(2026, 8, 8) and price.source.url == SNAPSHOT_URL
+    assert price.confidence == "high" and not price.intro_applies and "'Groq'" in price.notes
+
+
+@pytest.mark.django_db
+def test_an_openrouter_discount_applies_on_its_day_and_the_undiscounted_price_after():
+    api_prices_load()
+    (seen,) = api_prices_for("deepseek-ai/DeepSeek-V3", date(2026, 8, 8))
+    assert seen.intro_applies and seen.intro_ends_on == date(2026, 8, 8)
+    assert (seen.prices.input_per_million_usd, seen.prices.output_per_million_usd) == (
+        Decimal("0.2574"),
+        Decimal("1.0287"),
+    )
+    (after,) = api_prices_for("deepseek-ai/DeepSeek-V3", date(2026, 8, 9))
+    assert not after.intro_applies and after.intro_expired
+    assert after.prices == after.list_prices
+    assert (after.prices.input_per_million_usd, after.prices.output_per_million_usd) == (
+        Decimal("0.286"),
+        Decimal("1.143"),
+    )

@@ -82,6 +82,29 @@ def test_gpuhunt_names_the_chip_and_the_instance_tells_the_form_factor():
     assert gpuhunt_source.gpu_slug_for("H100NVL", 94, "Standard_NC40ads_H100_v5") == "h100-nvl"
 
 
+def test_lambdas_plain_a100_instance_is_the_40gb_pcie_card():
+    # Lambda's API: gpu_1x_a100 "1x A100 (40 GB PCIe)", gpu_1x_a100_sxm4 "1x A100 (40 GB SXM4)"; gpuhunt passes on
+    # "A100" and 40 GB of both, so only the instance name keeps the two apart.
+    assert gpuhunt_source.gpu_slug_for("A100", 40, "gpu_1x_a100") == "a100-40gb-pcie"
+    assert gpuhunt_source.gpu_slug_for("A100", 40, "gpu_1x_a100_sxm4") == "a100-40gb-sxm"
+
+
+def test_the_recorded_azure_catalog_keeps_every_form_factor_apart():
+    """NC A100 v4 (PCIe) and NDm A100 v4 (SXM) are both "A100" 80 GB in gpuhunt; NC H100 v5 is the H100 NVL, ND H100
+    v5 the SXM part: each stays its own GPU with its own price per GPU-hour."""
+    offers = API_PROVIDERS["azure"].parse(_payload("azure"), T0)
+    by_gpu: dict[str, set[float]] = {}
+    for offer in offers:
+        by_gpu.setdefault(offer.gpu_slug, set()).add(offer.price_per_gpu_hour_usd)
+    assert by_gpu == {
+        "a100-80gb-pcie": {3.673},
+        "a100-80gb-sxm": {4.09625},
+        "h100-nvl": {6.98},
+        "h100-sxm": {12.29},
+        "h200-sxm": {10.6},
+    }
+
+
 def _payload(provider: str) -> dict:
     import json
 
