@@ -12,6 +12,7 @@ from typing import Any
 from django.db.models import F
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from calculator.charts import price_chart
@@ -24,7 +25,7 @@ from models_catalog import selectors
 from models_catalog.models import Model
 from models_catalog.specs import SpecUnavailable, spec_from_model
 from models_catalog.views import model_for
-from pricing.gpus import SEGMENTS, GpuSpec, load_gpus
+from pricing.gpus import SEGMENTS, GpuSpec, load_gpus, successor_slug
 from pricing.offers import OfferRecord, stale_offers
 from pricing.selectors import current_offers, price_history, provider_statuses
 
@@ -90,11 +91,23 @@ def _catalog_specs(limit: int) -> list[tuple[str, str, float | None, Any]]:
     return rows
 
 
+def _capacity_read_on(gpu: GpuSpec, gpus: Sequence[GpuSpec]) -> str:
+    """The short name of the GPU whose log gave ``gpu`` its runtime total, where that is another form factor of the
+    same chip and memory (an H100 PCIe reads the H100 SXM's); "" where the log is its own or there is none."""
+    report = gpu.capacity_report
+    if report is None or report.reported_for == gpu.slug:
+        return ""
+    return next((g.short_name for g in gpus if g.slug == report.reported_for), report.reported_for)
+
+
 @require_GET
 def gpu_detail(request: HttpRequest, slug: str) -> HttpResponse:
     gpus = load_gpus()
     gpu = next((g for g in gpus if g.slug == slug), None)
     if gpu is None:
+        successor = successor_slug(slug)
+        if successor is not None:  # a family of form factors before they were told apart: its usual part
+            return redirect(reverse("calculator:gpu", kwargs={"slug": successor}), permanent=True)
         raise Http404("no such GPU")
     offers = current_offers(gpu_slugs=[slug])
     on_demand = [o for o in offers if o.pricing_kind == "on-demand"]
@@ -111,6 +124,7 @@ def gpu_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "fits": models_on_gpu(_catalog_specs(MODELS_ON_GPU_PAGE), gpu),
         "fit_formats": gpu_fit_formats(gpu),
         "runs_on_key": slug if hardware_for(slug, gpus) else None,
+        "capacity_read_on": _capacity_read_on(gpu, gpus),
     }
     return render(request, "calculator/gpu.html", context)
 
@@ -133,8 +147,12 @@ def provider_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 def model_runs_on(request: HttpRequest, org: str, name: str, hardware: str) -> HttpResponse:
-    model = model_for(request, org, name, suffix=f"/runs-on/{hardware}/")
     gpus = load_gpus()
+    successor = successor_slug(hardware)
+    if successor is not None and hardware_for(hardware, gpus) is None:
+        where = reverse("calculator:runs_on", kwargs={"org": org, "name": name, "hardware": successor})
+        return redirect(where, permanent=True)
+    model = model_for(request, org, name, suffix=f"/runs-on/{hardware}/")
     target = hardware_for(hardware, gpus)
     if target is None:
         raise Http404("no such hardware")

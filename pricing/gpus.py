@@ -7,6 +7,7 @@ same file through ``load_gpus()``. Sources and notes travel with every row (see 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache
@@ -57,7 +58,7 @@ class CapacityReport:
     runtime_total_bytes: int | None
     nvidia_smi_total_mib: int | None
     source: str
-    reported_for: str  # the GPU the log was taken on (a member of the same family may borrow it)
+    reported_for: str  # the GPU the log was taken on (another form factor of the same chip and memory may borrow it)
 
     @property
     def total_bytes(self) -> int:
@@ -67,33 +68,34 @@ class CapacityReport:
         return (self.nvidia_smi_total_mib - NVIDIA_SMI_CUDA_GAP_MIB) * BYTES_PER_MIB
 
 
-# Short names as pages and rankings show them. GPUs that share a short name are one GPU type for fitting and
-# ranking: the same chip with the same memory, differing only in form factor (SXM / PCIe / NVL), as the seed page
-# groups them ("H200 141GB" covers RunPod's H200 NVL and AWS's H200 SXM; "H100 80GB" covers SXM and PCIe).
+# Short names as pages and rankings show them; each names one GPU type for fitting and ranking (its family). The
+# form factors of one chip with the same memory are types of their own: an H100 PCIe reads its memory at 2.0 TB/s
+# where the SXM part reads 3.35 and talks to its neighbours over PCIe instead of NVLink, so its speed, and with it the
+# replicas a plan rents, differ (see FORMER_FAMILIES for the names they shared until 2026-12).
 SHORT_NAMES: Mapping[str, str] = {
-    "h100-sxm": "H100 80GB",
-    "h100-pcie": "H100 80GB",
+    "h100-sxm": "H100 SXM 80GB",
+    "h100-pcie": "H100 PCIe 80GB",
     "h100-nvl": "H100 NVL 94GB",
-    "h200-sxm": "H200 141GB",
-    "h200-nvl": "H200 141GB",
+    "h200-sxm": "H200 SXM 141GB",
+    "h200-nvl": "H200 NVL 141GB",
     "gh200-96gb": "GH200 96GB",
     "gh200-144gb": "GH200 141GB",
     "b200": "B200 180GB",
     "b300": "B300 288GB",
     "gb200": "GB200 186GB",
-    "a100-40gb-sxm": "A100 40GB",
-    "a100-40gb-pcie": "A100 40GB",
-    "a100-80gb-sxm": "A100 80GB",
-    "a100-80gb-pcie": "A100 80GB",
+    "a100-40gb-sxm": "A100 SXM 40GB",
+    "a100-40gb-pcie": "A100 PCIe 40GB",
+    "a100-80gb-sxm": "A100 SXM 80GB",
+    "a100-80gb-pcie": "A100 PCIe 80GB",
     "l40s": "L40S 48GB",
     "l40": "L40 48GB",
     "l4": "L4 24GB",
     "a10": "A10 24GB",
     "a10g": "A10G 24GB",
     "t4": "T4 16GB",
-    "v100-sxm2-16gb": "V100 16GB",
-    "v100-pcie-16gb": "V100 16GB",
-    "v100-sxm2-32gb": "V100 32GB",
+    "v100-sxm2-16gb": "V100 SXM2 16GB",
+    "v100-pcie-16gb": "V100 PCIe 16GB",
+    "v100-sxm2-32gb": "V100 SXM2 32GB",
     "a40": "A40 48GB",
     "rtx-6000-ada": "RTX 6000 Ada 48GB",
     "rtx-pro-6000-blackwell": "RTX PRO 6000 96GB",
@@ -112,9 +114,96 @@ SHORT_NAMES: Mapping[str, str] = {
 }
 
 
+# Until 2026-12 the form factors of one chip and memory shared a family under a name without the form factor
+# ("H100 80GB", family "h100-80gb"; the V100 32GB, alone in its family, was renamed too). Each old family lists its
+# members, first the part the old name now stands for: the one clouds rent most (8-GPU HGX servers carry SXM), where
+# an old family in a URL or a ``--gpu`` argument goes. The members have the same memory as the runtime reports it,
+# so one recorded total serves them all (``parse_gpus``).
+FORMER_FAMILIES: Mapping[str, tuple[str, ...]] = {
+    "h100-80gb": ("h100-sxm", "h100-pcie"),
+    "h200-141gb": ("h200-sxm", "h200-nvl"),
+    "a100-40gb": ("a100-40gb-sxm", "a100-40gb-pcie"),
+    "a100-80gb": ("a100-80gb-sxm", "a100-80gb-pcie"),
+    "v100-16gb": ("v100-sxm2-16gb", "v100-pcie-16gb"),
+    "v100-32gb": ("v100-sxm2-32gb",),
+}
+_FORMER_FAMILY_OF: Mapping[str, str] = {slug: former for former, slugs in FORMER_FAMILIES.items() for slug in slugs}
+
+
 def family_slug(short_name: str) -> str:
-    """``"H200 141GB"`` → ``"h200-141gb"``: the key that groups interchangeable GPUs."""
+    """``"H200 SXM 141GB"`` → ``"h200-sxm-141gb"``: the key of one GPU type (and of any spelling of a name)."""
     return "-".join("".join(ch if ch.isalnum() else " " for ch in short_name.lower()).split())
+
+
+def successor_slug(former_family: str) -> str | None:
+    """The GPU an old family slug now stands for (``"h100-80gb"`` → ``"h100-sxm"``); None for any other text."""
+    members = FORMER_FAMILIES.get(former_family)
+    return members[0] if members else None
+
+
+def same_memory_key(slug: str, family: str) -> str:
+    """What GPUs with one runtime total share: the chip and its memory, whatever the form factor."""
+    return _FORMER_FAMILY_OF.get(slug, family)
+
+
+# The words that name a form factor in an offer's instance name, for the GPUs sold in more than one: "SXM4", "SXM5"
+# and "SXM2" are SXM; HGX boards carry SXM parts, and so do the A100s and V100s providers list as "NVLink" (CoreWeave's
+# "A100 NVLink") where the PCIe card says PCIe; RunPod's "H100 80GB HBM3" is the SXM part (the PCIe card carries
+# HBM2e). An offer of such a GPU whose name has none of its words does not say which part it rents (Nebius's
+# "8x H200 141GB", Google Cloud's GPU SKUs): its provider's slug mapping chose one, and pages say it is not stated.
+_SXM_WORDS = ("sxm", "hgx", "nvlink")
+FORM_FACTOR_WORDS: Mapping[str, tuple[str, ...]] = {
+    "h100-sxm": ("sxm", "hgx", "hbm3"),
+    "h100-pcie": ("pcie",),
+    "h200-sxm": ("sxm", "hgx"),
+    "h200-nvl": ("nvl",),
+    "a100-40gb-sxm": _SXM_WORDS,
+    "a100-40gb-pcie": ("pcie",),
+    "a100-80gb-sxm": _SXM_WORDS,
+    "a100-80gb-pcie": ("pcie",),
+    "v100-sxm2-16gb": _SXM_WORDS,
+    "v100-pcie-16gb": ("pcie",),
+}
+
+
+# Instance types whose GPU is the PCIe card of a chip whose name alone reads as its SXM part (gpuhunt's GPU_NAMES in
+# pricing/providers/gpuhunt_source.py swaps by this table; form_factor_named reads a match as the part named), by
+# provider documentation:
+# Azure NC A100 v4 carries A100 80GB PCIe and NCv3 V100 PCIe (learn.microsoft.com, NC A100 v4 and NCv3 series
+# pages); Lambda and others put "pcie" in the instance name. Lambda's gpu_1x_a100 does not, though its API
+# describes it as "1x A100 (40 GB PCIe)" (the SXM4 card is gpu_1x_a100_sxm4; our snapshot's lambda.json lists both at
+# 40 GB): gpuhunt keeps only "A100" and 40 GB of that description, so the name has to tell.
+FORM_FACTOR_BY_INSTANCE: tuple[tuple[re.Pattern[str], dict[str, str]], ...] = (
+    (re.compile(r"NC\d+ads_A100_v4"), {"a100-80gb-sxm": "a100-80gb-pcie"}),
+    (re.compile(r"NC\d+r?s_v3"), {"v100-sxm2-16gb": "v100-pcie-16gb"}),
+    (re.compile(r"^gpu_1x_a100$"), {"a100-40gb-sxm": "a100-40gb-pcie"}),
+    (
+        re.compile(r"pcie", re.IGNORECASE),
+        {
+            "a100-40gb-sxm": "a100-40gb-pcie",
+            "a100-80gb-sxm": "a100-80gb-pcie",
+            "h100-sxm": "h100-pcie",
+            "v100-sxm2-16gb": "v100-pcie-16gb",
+        },
+    ),
+)
+
+
+def _words(text: str) -> list[str]:
+    """``"A100_SXM4_80GB x1"`` → ``["a100", "sxm", "80gb", "x1"]``: lower-case words, the generation after "SXM"
+    dropped."""
+    words = "".join(ch if ch.isalnum() else " " for ch in text.lower()).split()
+    return ["sxm" if w.startswith("sxm") and w[3:].isdigit() else w for w in words]
+
+
+def form_factor_named(gpu_slug: str, text: str) -> bool:
+    """Whether ``text`` (an offer's instance name) names the form factor of ``gpu_slug``; True for a GPU sold in one
+    form factor only, where there is nothing to name."""
+    wanted = FORM_FACTOR_WORDS.get(gpu_slug)
+    if wanted is None:
+        return True
+    documented = any(gpu_slug in swaps.values() and pattern.search(text) for pattern, swaps in FORM_FACTOR_BY_INSTANCE)
+    return documented or any(word in wanted for word in _words(text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,10 +232,11 @@ class GpuSpec:
     form_factor: str | None = None
     interconnect: str | None = None
     released: int | None = None
-    short_name: str = ""  # "H200 141GB"; see SHORT_NAMES
-    family: str = ""  # "h200-141gb": GPUs with one family are interchangeable for fitting and ranking
+    short_name: str = ""  # "H200 SXM 141GB"; see SHORT_NAMES
+    family: str = ""  # "h200-sxm-141gb": GPUs with one family are interchangeable for fitting and ranking
     # What the runtime reports as total memory (gpu-capacity.json: CUDA's total, ROCm's VRAM total, or nvidia-smi's),
-    # recorded for this GPU or for a member of its family; None: nothing recorded, the nameplate gives an estimate
+    # recorded for this GPU or for another form factor of its chip and memory (FORMER_FAMILIES); None: nothing
+    # recorded, the nameplate gives an estimate
     capacity_report: CapacityReport | None = None
     # a measured llama.cpp prompt-processing run (gpu-prefill-runs.json) for a GPU without vendor FLOPs on record
     prefill_run: PrefillRun | None = None
@@ -248,7 +338,8 @@ def parse_gpus(
     rows: list[Mapping[str, Any]], capacities: Mapping[str, CapacityReport] | None = None
 ) -> tuple[GpuSpec, ...]:
     """All rows with a known memory size, in file order; slugs must be unique. ``capacities``: slug → the recorded
-    total; a GPU without one borrows its family's (the same chip and memory in another form factor)."""
+    total; a GPU without one borrows the one recorded for the same chip and memory in another form factor (an H100
+    PCIe the H100 SXM's, an H200 NVL the H200 SXM's, an A100 PCIe the A100 SXM's of its size)."""
     gpus = tuple(gpu for gpu in (gpu_from_row(row) for row in rows) if gpu is not None)
     slugs = [gpu.slug for gpu in gpus]
     if len(slugs) != len(set(slugs)):
@@ -257,11 +348,14 @@ def parse_gpus(
         unknown = set(capacities) - set(slugs)
         if unknown:
             raise GpuDataError(f"capacity reported for unknown GPUs: {sorted(unknown)}")
-        by_family: dict[str, CapacityReport] = {}
+        by_memory: dict[str, CapacityReport] = {}
         for g in gpus:
             if g.slug in capacities:
-                by_family.setdefault(g.family, capacities[g.slug])
-        gpus = tuple(replace(g, capacity_report=capacities.get(g.slug) or by_family.get(g.family)) for g in gpus)
+                by_memory.setdefault(same_memory_key(g.slug, g.family), capacities[g.slug])
+        gpus = tuple(
+            replace(g, capacity_report=capacities.get(g.slug) or by_memory.get(same_memory_key(g.slug, g.family)))
+            for g in gpus
+        )
     return gpus
 
 

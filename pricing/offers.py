@@ -13,6 +13,8 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Literal
 
+from .gpus import form_factor_named
+
 PricingKind = Literal["on-demand", "spot", "community", "reserved"]
 PRICING_KINDS: tuple[PricingKind, ...] = ("on-demand", "spot", "community", "reserved")
 
@@ -76,6 +78,13 @@ class OfferRecord:
     @property
     def sizes_known(self) -> bool:
         return bool(self.gpu_counts)
+
+    @property
+    def form_factor_stated(self) -> bool:
+        """False where the GPU comes in several form factors (SXM, PCIe, NVL) and the instance name says none of
+        them: the offer is counted as the part its provider's mapping chose, and pages say the offer does not name
+        it (pricing/gpus.py FORM_FACTOR_WORDS)."""
+        return form_factor_named(self.gpu_slug, self.instance_name)
 
     @property
     def largest_gpu_count(self) -> int | None:

@@ -49,7 +49,7 @@ from calculator.labels import MODE_CHANGES
 from calculator.state import parse_tokens
 from models_catalog.architecture import ModelSpec
 from models_catalog.specs import SpecUnavailable, param_counts, spec_from_config, spec_from_recorded_folder
-from pricing.gpus import GpuSpec, PrefillRun, family_slug, load_gpus
+from pricing.gpus import FORMER_FAMILIES, GpuSpec, PrefillRun, family_slug, load_gpus, successor_slug
 
 HUB_DIR = Path(__file__).resolve().parents[2] / "models_catalog" / "data" / "hub"
 USAGE_EXIT = 2
@@ -253,6 +253,11 @@ def _gpu_names() -> dict[str, GpuSpec]:
     for gpu in load_gpus():
         for spelling in (gpu.slug, gpu.name, gpu.short_name, gpu.family):
             names.setdefault(family_slug(spelling), gpu)  # file order: the first of a family answers
+    by_slug = {gpu.slug: gpu for gpu in load_gpus()}
+    for former in FORMER_FAMILIES:  # "H100 80GB", printed before the form factors were told apart: the SXM part
+        successor = by_slug.get(successor_slug(former) or "")
+        if successor is not None:
+            names.setdefault(former, successor)
     return names
 
 
@@ -273,7 +278,8 @@ def _unique_partial_match(key: str, argument: str, text: str) -> GpuSpec | None:
 
 
 def find_hardware(text: str, argument: str = "--gpu") -> Hardware:
-    """A GPU by slug or printed name ("h100-sxm", "H100 80GB", "Apple M2 Max 96 GB"), or a Mac by size ("mac-128")."""
+    """A GPU by slug or printed name ("h100-sxm", "H100 SXM 80GB", "Apple M2 Max 96 GB"), or a Mac by size ("mac-128");
+    a name printed before form factors were told apart ("H100 80GB") is the part it now stands for (the SXM)."""
     key = family_slug(text)
     mac_size = MAC_SLUG.match(key)
     if mac_size:

@@ -39,7 +39,8 @@ FORM_PRECISIONS: tuple[str, ...] = (
 
 def gpu_choice_labels(gpus: Sequence[GpuSpec]) -> list[str]:
     """What a select shows for each GPU, short enough for its box: the short name ("RTX PRO 6000 96GB") where it
-    names one GPU of the list, else the full name without the vendor ("H100 SXM 80GB" beside "H100 PCIe 80GB")."""
+    names one GPU of the list, else the full name without the vendor (every catalog GPU has a short name of its own
+    since form factors were told apart; a list from elsewhere may still share one)."""
     counts: dict[str, int] = {}
     for gpu in gpus:
         counts[gpu.short_name] = counts.get(gpu.short_name, 0) + 1

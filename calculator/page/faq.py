@@ -43,7 +43,9 @@ class Faq:
         return next(item.answer for item in self.items if item.key == key)
 
 
-# the GPU types "how many GPUs" answers for, by their memory size (80, 48 and 24 GB), and the one it asks about
+# the GPU types "how many GPUs" answers for, by their memory size (80, 48 and 24 GB), and the one it asks about: the
+# question names the memory ("one H100 80GB"), which the SXM and PCIe parts share with one recorded runtime total
+# (pricing/gpus.py FORMER_FAMILIES), so its answer holds for either though the SXM part is the one counted
 COUNT_GPUS = ("h100-sxm", "l40s", "rtx-4090")
 ASKED_GPU = "h100-sxm"
 

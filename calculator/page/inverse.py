@@ -42,7 +42,7 @@ class UnifiedMemory:
 
 @dataclass(frozen=True, slots=True)
 class Inverse:
-    label: str  # "H200 141GB" or "Mac with 128 GB"
+    label: str  # "H200 SXM 141GB" or "Mac with 128 GB"
     is_mac: bool
     budget_bytes: int  # what the fits were checked against: each GPU's budget for the engine, or a Mac's raised limit
     count: int

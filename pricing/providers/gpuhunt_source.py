@@ -27,7 +27,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 import zipfile
 from dataclasses import dataclass
 from datetime import datetime
@@ -45,6 +44,7 @@ from gpuhunt import (  # type: ignore[import-untyped]
 from gpuhunt._internal import catalog as gpuhunt_catalog  # type: ignore[import-untyped]
 from gpuhunt._internal import storage as gpuhunt_storage
 
+from pricing.gpus import FORM_FACTOR_BY_INSTANCE
 from pricing.offers import OfferRecord, PricingKind
 
 from .base import PayloadError, ProviderInfo, checked_price, field
@@ -57,7 +57,8 @@ REQUIRED_COLUMNS = ("instance_name", "location", "price", "cpu", "memory", "gpu_
 # gpuhunt GPU name (+ per-GPU memory in GB where one name covers two sizes) -> our GPU slug. Names as gpuhunt's
 # KNOWN_NVIDIA_GPUS / KNOWN_AMD_GPUS spell them (gpuhunt 0.1.34 src/gpuhunt/_internal/constraints.py). gpuhunt names
 # the chip, not the form factor: SXM is the default (what 8-GPU cloud servers carry) and FORM_FACTOR_BY_INSTANCE
-# names the instance types that carry the PCIe card instead.
+# (pricing/gpus.py, which also tells pages whether an offer names its form factor) names the instance types that carry
+# the PCIe card instead.
 GPU_NAMES: dict[tuple[str, int | None], str] = {
     ("A10", None): "a10",
     ("A10G", None): "a10g",
@@ -93,26 +94,6 @@ GPU_NAMES: dict[tuple[str, int | None], str] = {
     ("MI325X", None): "mi325x",
     ("MI355X", None): "mi355x",
 }
-
-# Instance types whose GPU is the PCIe card of a chip GPU_NAMES maps to its SXM part, by provider documentation:
-# Azure NC A100 v4 carries A100 80GB PCIe and NCv3 V100 PCIe (learn.microsoft.com, NC A100 v4 and NCv3 series
-# pages); Lambda and others put "pcie" in the instance name. Lambda's gpu_1x_a100 does not, though its API
-# describes it as "1x A100 (40 GB PCIe)" (the SXM4 card is gpu_1x_a100_sxm4; our snapshot's lambda.json lists both at
-# 40 GB): gpuhunt keeps only "A100" and 40 GB of that description, so the name has to tell.
-FORM_FACTOR_BY_INSTANCE: tuple[tuple[re.Pattern[str], dict[str, str]], ...] = (
-    (re.compile(r"NC\d+ads_A100_v4"), {"a100-80gb-sxm": "a100-80gb-pcie"}),
-    (re.compile(r"NC\d+r?s_v3"), {"v100-sxm2-16gb": "v100-pcie-16gb"}),
-    (re.compile(r"^gpu_1x_a100$"), {"a100-40gb-sxm": "a100-40gb-pcie"}),
-    (
-        re.compile(r"pcie", re.IGNORECASE),
-        {
-            "a100-40gb-sxm": "a100-40gb-pcie",
-            "a100-80gb-sxm": "a100-80gb-pcie",
-            "h100-sxm": "h100-pcie",
-            "v100-sxm2-16gb": "v100-pcie-16gb",
-        },
-    ),
-)
 
 # gpuhunt GPU names we leave out, and why. Each is a chip our GPU catalog (pricing/data/gpus.json) has no row for,
 # so there is no memory or bandwidth to size a model against.

@@ -92,7 +92,7 @@ def test_estimate_gives_the_seed_need_and_the_first_ranking_row(client, seed_sit
     assert round(body["breakdown"]["total_bytes"] / 1e9) == 633
     first = body["gpus"]["by_gpu"][0]
     # vLLM has no sparse-attention kernels for an MI300X: 5 H200 hold it, RunPod sells 8
-    assert (first["gpus_needed"], first["gpu_name"], first["per_hour_usd"]) == (5, "H200 141GB", 30.32)
+    assert (first["gpus_needed"], first["gpu_name"], first["per_hour_usd"]) == (5, "H200 NVL 141GB", 30.32)
     assert first["captured_at"].startswith("2026-11-13")
     assert isinstance(first["stale"], bool)
     # RunPod sells 8 H200 together: vLLM runs them as TP 8 (64 heads); the row says so

@@ -122,7 +122,7 @@ def test_text_output_lists_terms_with_their_formulas_and_the_gpus():
     call_command("estimate", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "h100-sxm", stdout=out)
     text = out.getvalue()
     assert "Weights" in text and "KV cache" in text and "Runtime overhead" in text
-    assert "1 × H100 80GB" in text
+    assert "1 × H100 SXM 80GB" in text
 
 
 # --- unified-memory machines --------------------------------------------------------------------------------
@@ -294,6 +294,7 @@ def test_cost_per_million_tokens_and_break_even_match_the_core():
 
 def test_text_prints_the_new_answers():
     out = StringIO()
+    # "H100 80GB", as the output printed it before form factors were told apart: the SXM part
     args = ("--gpu", "H100 80GB", "--max-context", "--speed", "--price-per-gpu-hour", "2", "--api-price", "1,4")
     call_command("estimate", "Qwen/Qwen3-32B", "--precision", "fp8", *args, stdout=out)
     text = out.getvalue()

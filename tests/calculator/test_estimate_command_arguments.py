@@ -59,9 +59,17 @@ def test_model_ids_are_case_insensitive_and_print_the_catalog_spelling():
 @pytest.mark.parametrize(
     ("name", "slug"),
     [
+        ("H100 SXM 80GB", "h100-sxm"),
+        ("H100 PCIe 80GB", "h100-pcie"),
+        ("NVIDIA H200 NVL 141GB", "h200-nvl"),
+        ("h200 nvl 141gb", "h200-nvl"),
+        ("A100 PCIe 40GB", "a100-40gb-pcie"),
+        # names printed before the form factors were told apart stand for the SXM part (pricing/gpus.py)
         ("H100 80GB", "h100-sxm"),
         ("h200 141gb", "h200-sxm"),
-        ("NVIDIA H200 NVL 141GB", "h200-nvl"),
+        ("h200-141gb", "h200-sxm"),
+        ("A100 80GB", "a100-80gb-sxm"),
+        ("V100 16GB", "v100-sxm2-16gb"),
         ("RTX 4090 24GB", "rtx-4090"),
         ("MI300X 192GB", "mi300x"),
         ("a40", "a40"),
@@ -132,9 +140,10 @@ def test_more_bad_values_give_one_line_and_exit_code_2(args, argument):
     assert "\n" not in str(caught.value) and caught.value.returncode == 2
 
 
-def test_a_name_that_fits_several_gpus_asks_which():
+@pytest.mark.parametrize("name", ["H100", "A100 SXM"])
+def test_a_name_that_fits_several_gpus_asks_which(name):
     with pytest.raises(CommandError, match="names several GPUs") as caught:
-        call_command("estimate", MODEL, "--gpu", "H100", stdout=StringIO())
+        call_command("estimate", MODEL, "--gpu", name, stdout=StringIO())
     assert caught.value.returncode == 2
 
 

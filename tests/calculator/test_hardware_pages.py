@@ -119,6 +119,44 @@ def test_unknown_gpu_and_provider_are_404(client, site):
     _page(client, "/en/providers/acme-cloud/", 404)
 
 
+@pytest.mark.parametrize(
+    ("former", "now"),
+    [
+        ("h100-80gb", "h100-sxm"),
+        ("h200-141gb", "h200-sxm"),
+        ("a100-40gb", "a100-40gb-sxm"),
+        ("v100-16gb", "v100-sxm2-16gb"),
+    ],
+)
+def test_a_family_of_form_factors_before_they_were_priced_apart_moves_to_its_sxm_part(client, site, former, now):
+    """One name once covered SXM and PCIe ("H100 80GB", pricing/gpus.py FORMER_FAMILIES): its address, shared or
+    bookmarked, is answered with a permanent move to the part it now stands for, never a 404."""
+    for lang in ("en", "de"):
+        response = client.get(f"/{lang}/gpus/{former}/")
+        assert response.status_code == 301
+        assert response["Location"] == f"/{lang}/gpus/{now}/"
+        assert client.get(response["Location"]).status_code == 200
+    moved = client.get(GLM + f"runs-on/{former}/")
+    assert moved.status_code == 301 and moved["Location"] == GLM + f"runs-on/{now}/"
+    assert client.get(moved["Location"]).status_code == 200
+
+
+def test_a_gpu_page_says_whose_log_its_runtime_total_was_read_from_and_which_offers_do_not_name_the_part(client, site):
+    pcie = _page(client, "/en/gpus/h100-pcie/").one("dd", data_spec="capacity")
+    assert "read on the H100 SXM 80GB" in pcie.one("small", data_capacity_read_on=True).text
+    assert (
+        not _page(client, "/en/gpus/h100-sxm/")
+        .one("dd", data_spec="capacity")
+        .select("small", data_capacity_read_on=True)
+    )
+    offers = {
+        row.attrs["data-provider"]: row
+        for row in _page(client, "/en/gpus/h200-sxm/").one("table", id="gpu-offers").select("tr", data_provider=True)
+    }
+    assert offers["nebius"].select("span", data_form_factor_unstated=True)  # "8x H200 141GB"
+    assert not offers["coreweave"].select("span", data_form_factor_unstated=True)  # "HGX H200": an SXM board
+
+
 def test_provider_pages_show_offers_and_refresh_status(client, site):
     index = _page(client, "/de/providers/")
     assert index.one("tr", data_provider="runpod")

@@ -46,7 +46,7 @@ def test_home_lists_the_most_downloaded_models_with_need_and_cheapest_configurat
     cells = [c.text.replace("\xa0", " ") for c in deepseek.select("td")]
     # as released (FP8), the figure its own page leads with; its sparse attention starts in vLLM on Hopper and
     # data-centre Blackwell only (docs/methodology.md §4.14), so no MI300X
-    assert cells[0].endswith("FP8") and "× H200 141GB" in cells[2] and "MI300X" not in cells[2]
+    assert cells[0].endswith("FP8") and "× H200 NVL 141GB" in cells[2] and "MI300X" not in cells[2]
 
 
 def test_the_home_no_longer_lists_the_largest_models_twice(client, site):

@@ -47,7 +47,7 @@ def test_faq_page_answers_from_the_estimate_with_faqpage_json_ld(client, seed_si
     assert "633 GB at FP16" in vram and "170 GB at INT4" in vram
     page = parse(response.content)
     assert page.one("dd", data_faq="cheapest").text.startswith(
-        "At FP8 as released: 8 × H200 141GB at RunPod, for about $30.32 per hour"
+        "At FP8 as released: 8 × H200 NVL 141GB at RunPod, for about $30.32 per hour"
     )
     serve = page.one("dd", data_faq="serve").text
     api = json.loads(client.get("/api/v1/plan", {"model": "zai-org/GLM-5.3-Flash", "out": "1B"}).content)

@@ -28,10 +28,12 @@ def test_ranking_reproduces_the_seed_rows_cheapest_first(client, seed_site):
     _, page = _get(client, GLM_FP16)
 
     rows = page.one("table", id="ranking").select("tr", data_gpu_family=True)
-    # the seed's rows less its "5 × MI300X" ($19.12, 8 billed): vLLM has no sparse-attention kernels for it
+    # the seed's rows less its "5 × MI300X" ($19.12, 8 billed): vLLM has no sparse-attention kernels for it; the
+    # seed's "H200 141GB" row was RunPod's H200 NVL, and the H200 SXM (Nebius) is priced in a row of its own
     assert [(r.select("th")[0].text.replace(" cheapest", ""), _cells(r)[0]) for r in rows] == [
-        ("8 × H200 141GB", "$30.32"),
+        ("8 × H200 NVL 141GB", "$30.32"),
         ("4 × B300 288GB", "$35.96"),
+        ("8 × H200 SXM 141GB", "$43.20"),
         ("8 × B200 180GB", "$61.52"),
     ]
     note = page.one(id="kernels-note")
@@ -48,7 +50,17 @@ def test_ranking_reproduces_the_seed_rows_cheapest_first(client, seed_site):
     # every catalog GPU type that needs more than one node of 8, offered or not, as the seed lists them
     # 633 GB over 0.9 × 85.0 GB an H100 reports: 9, run on two whole nodes of 8; the reference page's 708 GB on 90 % of
     # 80 GB was 10
-    assert "16 × H100 80GB (2 nodes)" in several and "A100" not in several  # an A100 cannot start its sparse attention
+    assert "16 × H100 SXM 80GB (2 nodes)" in several and "16 × H100 PCIe 80GB (2 nodes)" in several
+    assert "A100" not in several  # an A100 cannot start its sparse attention
+
+
+def test_a_row_whose_offer_does_not_name_the_form_factor_says_so(client, seed_site):
+    """Nebius lists "8x H200 141GB": the row counts it as the SXM part but does not claim the offer says so."""
+    _, page = _get(client, GLM_FP16)
+    rows = {r.attrs["data-gpu-family"]: r for r in page.one("table", id="ranking").select("tr", data_gpu_family=True)}
+    assert "Nebius" in rows["h200-sxm-141gb"].text
+    assert rows["h200-sxm-141gb"].select("span", data_form_factor_unstated=True)
+    assert not rows["h200-nvl-141gb"].select("span", data_form_factor_unstated=True)  # "8x H200 NVL" names it
 
 
 def test_every_price_row_bills_the_gpus_it_names_and_stale_prices_are_said_once_per_table(client, seed_site):
@@ -89,11 +101,11 @@ def test_cheapest_gpu_per_precision_matches_the_seed_cards(client, seed_site):
 
     int8 = page.one("li", data_precision_card="int8").text
     # 335 GB: 3 H200 hold it; RunPod sells 8 (an A40 or an MI300X cannot start its sparse attention in vLLM)
-    assert "about 335 GB" in int8 and "8 × H200 141GB" in int8 and "the memory needs 3 of them" in int8
+    assert "about 335 GB" in int8 and "8 × H200 NVL 141GB" in int8 and "the memory needs 3 of them" in int8
     assert "$30.32 per hour" in int8 and "$22,134 per month" in int8
     int4 = page.one("li", data_precision_card="int4").text
     assert "about 170 GB" in int4
-    assert "8 × H200 141GB" in int4 and "the memory needs 2 of them" in int4 and "$30.32 per hour" in int4
+    assert "8 × H200 NVL 141GB" in int4 and "the memory needs 2 of them" in int4 and "$30.32 per hour" in int4
 
 
 def test_api_prices_and_break_even(client, seed_site):

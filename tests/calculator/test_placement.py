@@ -87,7 +87,7 @@ def test_the_page_prices_runs_and_launches_the_split_that_fits(client):
     services.model_import_offline(Path(services.__file__).resolve().parent / "data" / "hub", only=[DEEPSEEK])
     call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
     page = parse(client.get(f"/en/models/{DEEPSEEK}/?context=131072&concurrency=16").content)
-    h200 = page.one("table", id="ranking").one("tr", data_gpu_family="h200-141gb")
+    h200 = page.one("table", id="ranking").one("tr", data_gpu_family="h200-nvl-141gb")
     assert h200.one("span", data_plan=True).attrs["data-plan"] == "dp8"
     assert "data-parallel attention" in h200.text
     cheapest = page.one("tr", data_cheapest="true").one("span", data_plan=True).attrs["data-plan"]

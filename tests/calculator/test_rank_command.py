@@ -32,8 +32,9 @@ def test_rank_json_reproduces_the_seed_fp16_tables():
     data = json.loads(run("--memory-gb", "708", "--json"))
     assert [(r["gpu"], r["provider"], r["per_hour_usd"]) for r in data["by_gpu"]] == [
         ("MI300X 192GB", "RunPod", "9.56"),  # the reference page: 5 needed, 8x at $19.12 (docs/methodology.md §4.10)
-        ("H200 141GB", "RunPod", "30.32"),
+        ("H200 NVL 141GB", "RunPod", "30.32"),  # the reference page's "H200 141GB" row
         ("B300 288GB", "RunPod", "35.96"),
+        ("H200 SXM 141GB", "Nebius", "43.2"),  # priced apart from the NVL (pricing/gpus.py SHORT_NAMES)
         ("B200 180GB", "Lambda", "61.52"),
     ]
     assert [(r["provider"], r["per_hour_usd"]) for r in data["by_provider"]] == [
@@ -54,7 +55,7 @@ def test_rank_json_reproduces_the_seed_fp16_tables():
 def test_rank_text_shows_rows_per_gpu_per_provider_and_the_several_node_list():
     text = run("--memory-gb", "708")
     assert "4 × MI300X 192GB" in text and "$    9.56/h" in text and "6,979/month" in text
-    assert "8 × H200 141GB" in text and "(the memory needs 6)" in text
+    assert "8 × H200 NVL 141GB" in text and "8 × H200 SXM 141GB" in text and "(the memory needs 6)" in text
     assert "AWS" in text and "$   63.30/h" in text and "46,206/month" in text
     assert "several nodes needed: A40 48GB (24 on 3 nodes)" in text
 

@@ -9,6 +9,11 @@ nameplate. The two differ in the seed's tables at one place: 708 GB at FP16 (and
 unaffected) fits 4 MI300X, which ROCm reports with 206.1 × 10⁹ bytes, where the nameplate's 192 × 10⁹ needed 5 — and
 RunPod sells 4-GPU MI300X instances, so the cheapest FP16 configuration costs $9.56/h instead of $19.12/h. The
 reference rule's rows are checked against the seed with ``reference_gpus_needed`` below.
+
+The seed page also named form factors of one chip and memory alike ("H200 141GB" for RunPod's H200 NVL and for
+Nebius's, CoreWeave's and AWS's H200 SXM, "H100 80GB" for SXM and PCIe); the product prices them apart (pricing/gpus.py
+SHORT_NAMES), so the H200 SXM gets a row of its own beside the NVL and the seed's grouped names are our SXM and PCIe
+types.
 """
 
 from decimal import Decimal
@@ -51,11 +56,12 @@ def test_seed_fp16_rows_per_gpu_type_cheapest_first(seed_offers):
     ]
     assert rows == [
         (4, "MI300X 192GB", "RunPod", "4x MI300X", 4, "2.39", "9.56", "6979"),  # seed: 5 → 8x, $19.12, $13,958
-        (6, "H200 141GB", "RunPod", "8x H200 NVL", 8, "3.79", "30.32", "22134"),
+        (6, "H200 NVL 141GB", "RunPod", "8x H200 NVL", 8, "3.79", "30.32", "22134"),
         (3, "B300 288GB", "RunPod", "4x B300", 4, "8.99", "35.96", "26251"),
+        (6, "H200 SXM 141GB", "Nebius", "8x H200 141GB", 8, "5.40", "43.20", "31536"),  # seed: under the NVL's row
         (5, "B200 180GB", "Lambda", "8x HGX B200", 8, "7.69", "61.52", "44910"),
     ]
-    assert [r.pays_for_unused_gpus for r in ranking.by_gpu] == [False, True, True, True]
+    assert [r.pays_for_unused_gpus for r in ranking.by_gpu] == [False, True, True, True, True]
 
 
 def test_the_reference_rule_needs_five_mi300x_for_the_seeds_fp16_need_and_so_the_eight_gpu_instance():
@@ -73,10 +79,10 @@ def test_seed_cost_per_cloud_rows(seed_offers):
     assert rows == [
         ("RunPod", "4x MI300X", "", 4, "MI300X 192GB", "2.39", "9.56", "6979"),  # seed: 8x MI300X, $19.12
         ("Vultr", "vbm-256c-2048gb-8-mi300x-gpu (bare metal)", "us", 4, "MI300X 192GB", "3.99", "31.92", "23302"),
-        ("Nebius", "8x H200 141GB", "eu/us", 6, "H200 141GB", "5.40", "43.20", "31536"),
-        ("CoreWeave", "HGX H200", "us", 6, "H200 141GB", "6.31", "50.44", "36821"),
+        ("Nebius", "8x H200 141GB", "eu/us", 6, "H200 SXM 141GB", "5.40", "43.20", "31536"),
+        ("CoreWeave", "HGX H200", "us", 6, "H200 SXM 141GB", "6.31", "50.44", "36821"),
         ("Lambda", "8x HGX B200", "us", 5, "B200 180GB", "7.69", "61.52", "44910"),
-        ("AWS", "p5en.48xlarge", "us-east-1", 6, "H200 141GB", "7.91", "63.30", "46206"),
+        ("AWS", "p5en.48xlarge", "us-east-1", 6, "H200 SXM 141GB", "7.91", "63.30", "46206"),
     ]
 
 
@@ -120,7 +126,8 @@ def test_seed_full_fine_tuning_needs_more_than_one_node_of_eight(seed_offers):
     assert ranking.by_gpu == () and ranking.by_provider == () and ranking.cheapest is None
     assert {c.gpu_name for c in ranking.several_nodes} == {
         "MI300X 192GB",
-        "H200 141GB",
+        "H200 NVL 141GB",
+        "H200 SXM 141GB",
         "B300 288GB",
         "B200 180GB",
         "A40 48GB",
@@ -132,24 +139,29 @@ def test_seed_offer_book_gpus_needing_several_nodes(seed_offers):
     assert [(c.gpu_name, c.gpus_needed, c.nodes) for c in ranking.several_nodes] == [("A40 48GB", 17, 3)]
 
 
+# The seed's names "H100 80GB", "A100 80GB", "A100 40GB" and "V100 16GB" each covered two of our types.
 SEED_SEVERAL_NODES = {
     "GH200 96GB": 9,
     "H100 NVL 94GB": 9,
     "RTX PRO 6000 96GB": 9,
-    "H100 80GB": 10,
-    "A100 80GB": 10,
+    "H100 SXM 80GB": 10,
+    "H100 PCIe 80GB": 10,
+    "A100 SXM 80GB": 10,
+    "A100 PCIe 80GB": 10,
     "L40S 48GB": 17,
     "RTX 6000 Ada 48GB": 17,
     "RTX A6000 48GB": 17,
     "A40 48GB": 17,
-    "A100 40GB": 20,
+    "A100 SXM 40GB": 20,
+    "A100 PCIe 40GB": 20,
     "RTX 5090 32GB": 25,
     "RTX 4090 24GB": 33,
     "RTX 3090 24GB": 33,
     "L4 24GB": 33,
     "A10 24GB": 33,
     "T4 16GB": 50,
-    "V100 16GB": 50,
+    "V100 SXM2 16GB": 50,
+    "V100 PCIe 16GB": 50,
 }
 
 
@@ -166,19 +178,23 @@ def test_several_node_list_on_what_each_runtime_reports():
     found = {c.gpu_name: c.gpus_needed for c in several_node_gpus(FP16, named)}
     assert found == {
         "RTX PRO 6000 96GB": 9,
-        "A100 80GB": 10,
-        "H100 80GB": 10,
+        "A100 SXM 80GB": 10,
+        "A100 PCIe 80GB": 10,
+        "H100 SXM 80GB": 10,
+        "H100 PCIe 80GB": 10,
         "RTX 6000 Ada 48GB": 16,
         "RTX A6000 48GB": 16,
         "A40 48GB": 17,
         "L40S 48GB": 17,
-        "A100 40GB": 19,
+        "A100 SXM 40GB": 19,
+        "A100 PCIe 40GB": 19,
         "RTX 5090 32GB": 24,
         "RTX 4090 24GB": 31,
         "RTX 3090 24GB": 32,
         "A10 24GB": 34,
         "L4 24GB": 34,
-        "V100 16GB": 47,
+        "V100 SXM2 16GB": 47,
+        "V100 PCIe 16GB": 47,
         "T4 16GB": 51,
     }
 
@@ -242,10 +258,20 @@ def test_equal_prices_prefer_fresh_over_stale():
     assert rank(FP16, offers, load_gpus()).cheapest.provider_name == "B"
 
 
-def test_form_factors_of_one_gpu_type_compete_in_one_row():
+def test_form_factors_of_one_chip_are_priced_apart():
+    """A cheaper H200 NVL (a PCIe card) no longer stands for the SXM part on its NVLink board: each keeps its row."""
     offers = [offer("A", "h200-sxm", (8,), 5.0), offer("B", "h200-nvl", (8,), 4.0)]
-    (row,) = rank(FP16, offers, load_gpus()).by_gpu
-    assert row.gpu_name == "H200 141GB" and row.provider_name == "B"
+    rows = rank(FP16, offers, load_gpus()).by_gpu
+    assert [(r.gpu_name, r.gpu_family, r.provider_name) for r in rows] == [
+        ("H200 NVL 141GB", "h200-nvl-141gb", "B"),
+        ("H200 SXM 141GB", "h200-sxm-141gb", "A"),
+    ]
+
+
+def test_an_h100_pcie_offer_does_not_stand_for_the_sxm_part():
+    offers = [offer("Sxm", "h100-sxm", (8,), 3.0), offer("Pcie", "h100-pcie", (8,), 2.0)]
+    rows = {r.gpu_name: r.provider_name for r in rank(300 * GB, offers, load_gpus()).by_gpu}
+    assert rows == {"H100 PCIe 80GB": "Pcie", "H100 SXM 80GB": "Sxm"}
 
 
 def test_prices_round_half_up_as_printed():

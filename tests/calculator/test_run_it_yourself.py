@@ -66,7 +66,7 @@ def test_commands_start_the_cheapest_configuration_and_the_smallest_mac(client, 
 
     # the FP8 repository as released: no on-the-fly --quantization flag; the cheapest GPU its sparse attention starts
     # on in vLLM, every GPU of the instance as TP 8
-    assert page.one("tr", data_cheapest="true").select("th")[0].text.startswith("8 × H200 141GB")
+    assert page.one("tr", data_cheapest="true").select("th")[0].text.startswith("8 × H200 NVL 141GB")
     cloud = page.one("pre", id="cmd-cloud").text
     assert (
         cloud

@@ -59,7 +59,7 @@ def test_a_higher_floor_never_allows_a_larger_batch():
 
 
 def test_memory_bounds_the_batch_and_pipeline_stages_hold_memory():
-    """Five A100 80GB hold GLM-5.3-Flash's FP8 weights (356 GB) at 90 % fill with room for 14 requests of 8K: run as
+    """Five A100 SXM 80GB hold GLM-5.3-Flash's FP8 weights (356 GB) at 90 % fill with room for 14 requests of 8K: run as
     one tensor-parallel rank × 5 pipeline stages, the stages' memory still counts (it once counted one GPU's, 0)."""
     spec, gpu = spec_from_recorded_folder(HUB / GLM), _gpu("a100-80gb-sxm")
     workload = Workload(precision="fp8")

@@ -104,7 +104,7 @@ def test_model_page_states_the_answer_in_title_and_meta_and_has_a_card(client, s
     page = parse(response.content)
     title = page.select("title")[0].text  # the document title (SVG charts hold their own <title>s)
     # the precision its repository ships (FP8), not the BF16 the reference page headlines
-    assert title.startswith("GLM-5.3-Flash needs about 321 GB at FP8 — cheapest: 8 × H200 141GB, $30.32/h")
+    assert title.startswith("GLM-5.3-Flash needs about 321 GB at FP8 — cheapest: 8 × H200 NVL 141GB, $30.32/h")
     description = page.one("meta", name="description").attrs["content"].replace("\xa0", " ")
     assert "321 GB" in description and "170 GB" in description, description
     assert page.one("meta", property="og:title").attrs["content"].startswith("GLM-5.3-Flash needs about 321 GB")

@@ -12,6 +12,7 @@ from pricing.gpus import (
     BYTES_PER_GIB,
     BYTES_PER_MIB,
     CAPACITY_FILE,
+    FORMER_FAMILIES,
     NAMEPLATE_SHARE_HBM,
     NAMEPLATE_SHARE_OTHER,
     NVIDIA_SMI_CUDA_GAP_MIB,
@@ -75,10 +76,35 @@ def test_the_reference_figures_design_md_names():
     assert h200.capacity_bytes == (143_771 - NVIDIA_SMI_CUDA_GAP_MIB) * BYTES_PER_MIB
 
 
-def test_a_form_factor_without_its_own_log_borrows_its_familys():
-    pcie, sxm = gpu_by_slug("h100-pcie"), gpu_by_slug("h100-sxm")
-    assert pcie.family == sxm.family and pcie.capacity_bytes == sxm.capacity_bytes
-    assert pcie.capacity_report.reported_for == "h100-sxm"
+@pytest.mark.parametrize(
+    ("borrower", "recorded"),
+    [
+        ("h100-pcie", "h100-sxm"),
+        ("h200-nvl", "h200-sxm"),
+        ("a100-40gb-pcie", "a100-40gb-sxm"),
+        ("a100-80gb-pcie", "a100-80gb-sxm"),
+    ],
+)
+def test_a_form_factor_without_its_own_log_borrows_the_one_of_its_chip_and_memory(borrower, recorded):
+    """Priced apart (their own families), but the same chip and memory report the same total."""
+    pcie, sxm = gpu_by_slug(borrower), gpu_by_slug(recorded)
+    assert pcie.family != sxm.family
+    assert pcie.capacity_bytes == sxm.capacity_bytes and pcie.capacity_basis == sxm.capacity_basis
+    assert pcie.capacity_report.reported_for == recorded
+
+
+def test_every_form_factor_of_a_former_family_has_a_recorded_total():
+    members = [gpu_by_slug(slug) for slugs in FORMER_FAMILIES.values() for slug in slugs]
+    assert [g.slug for g in members if g.capacity_report is None] == []
+
+
+def test_the_v100_pcie_keeps_its_own_log():
+    assert gpu_by_slug("v100-pcie-16gb").capacity_report.reported_for == "v100-pcie-16gb"
+
+
+def test_a_gpu_borrows_no_total_across_chips_or_sizes():
+    assert gpu_by_slug("h100-nvl").capacity_report.reported_for == "h100-nvl"  # 94 GB, its own log
+    assert gpu_by_slug("gh200-144gb").capacity_report is None  # an H200-class memory, another chip
 
 
 def test_a_gpu_with_nothing_recorded_is_an_estimate_on_the_low_side():

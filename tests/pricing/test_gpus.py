@@ -1,6 +1,15 @@
 import pytest
 
-from pricing.gpus import GpuDataError, gpu_by_slug, gpu_from_row, load_gpus, parse_gpus
+from pricing.gpus import (
+    FORMER_FAMILIES,
+    GpuDataError,
+    form_factor_named,
+    gpu_by_slug,
+    gpu_from_row,
+    load_gpus,
+    parse_gpus,
+    successor_slug,
+)
 
 
 def test_load_gpus_reads_the_data_file_with_memory_in_decimal_bytes():
@@ -82,14 +91,60 @@ def test_duplicate_slugs_are_a_data_error():
         parse_gpus([_row(), _row()])
 
 
-def test_form_factors_of_one_chip_and_memory_share_a_family():
-    sxm, nvl = gpu_by_slug("h200-sxm"), gpu_by_slug("h200-nvl")
-    assert sxm is not None and nvl is not None
-    assert sxm.family == nvl.family == "h200-141gb"
-    assert sxm.short_name == "H200 141GB"
-    h100_nvl, h100_sxm = gpu_by_slug("h100-nvl"), gpu_by_slug("h100-sxm")
-    assert h100_nvl is not None and h100_sxm is not None
-    assert h100_nvl.family != h100_sxm.family
+def test_form_factors_of_one_chip_and_memory_are_gpu_types_of_their_own():
+    """An H100 PCIe reads its memory at 2.0 TB/s where the SXM part reads 3.35: a ranking that let one stand for the
+    other would price a different speed and replica count."""
+    sxm, pcie = gpu_by_slug("h100-sxm"), gpu_by_slug("h100-pcie")
+    assert (sxm.short_name, sxm.family) == ("H100 SXM 80GB", "h100-sxm-80gb")
+    assert (pcie.short_name, pcie.family) == ("H100 PCIe 80GB", "h100-pcie-80gb")
+    assert (sxm.memory_bandwidth_gbps, pcie.memory_bandwidth_gbps) == (3350, 2000)
+    h200_sxm, h200_nvl = gpu_by_slug("h200-sxm"), gpu_by_slug("h200-nvl")
+    assert (h200_sxm.short_name, h200_nvl.short_name) == ("H200 SXM 141GB", "H200 NVL 141GB")
+
+
+@pytest.mark.parametrize("former", sorted(FORMER_FAMILIES))
+def test_no_two_gpus_of_a_former_family_share_a_short_name_or_a_family(former):
+    members = [gpu_by_slug(slug) for slug in FORMER_FAMILIES[former]]
+    assert all(members)
+    assert len({g.short_name for g in members}) == len({g.family for g in members}) == len(members)
+
+
+def test_every_gpu_type_has_a_short_name_of_its_own():
+    names = [gpu.short_name for gpu in load_gpus()]
+    assert len(names) == len(set(names))
+
+
+def test_a_former_family_stands_for_its_sxm_part():
+    assert successor_slug("h100-80gb") == "h100-sxm"
+    assert successor_slug("h200-141gb") == "h200-sxm"
+    assert successor_slug("a100-40gb") == "a100-40gb-sxm"
+    assert successor_slug("h100-sxm") is None and successor_slug("no-such-gpu") is None
+    assert {gpu.family for gpu in load_gpus()}.isdisjoint(FORMER_FAMILIES)  # an old slug never names a new type
+
+
+@pytest.mark.parametrize(
+    ("slug", "instance", "named"),
+    [
+        ("h100-sxm", "H100 SXM (NVIDIA H100 80GB HBM3) - Secure Cloud pod", True),
+        ("h100-sxm", "NVIDIA HGX H100 (80 GB, SXM)", True),
+        ("h100-sxm", "H100 SXM5 80GB (marketplace, per GPU)", True),
+        ("h100-sxm", 'GPU SKU: "Nvidia H100 80GB GPU running in Americas"', False),
+        ("h200-sxm", "HGX H200", True),
+        ("h200-sxm", "8x H200 141GB", False),  # the seed's Nebius row
+        ("h200-sxm", "p5en.48xlarge", False),
+        ("h200-nvl", "8x H200 NVL", True),
+        ("h200-nvl", "NVIDIA A100 NVLink", False),  # NVLink is not NVL
+        ("a100-80gb-sxm", "A100_SXM_80GB x1", True),
+        ("a100-80gb-sxm", "NVIDIA A100 NVLink (80 GB, NVLink)", True),
+        ("a100-80gb-sxm", "NVIDIA A100 (80 GB, n/a)", False),
+        ("a100-80gb-pcie", "Standard_NC24ads_A100_v4 (NC A100 v4; VM $3.673/h)", True),  # Azure's series page
+        ("a100-40gb-pcie", "gpu_1x_a100", True),  # Lambda's API description
+        ("a100-80gb-pcie", "A100 PCIE (marketplace, on-demand)", True),
+        ("mi300x", "8x MI300X", True),  # one form factor: nothing to name
+    ],
+)
+def test_an_offer_names_its_form_factor_or_pages_say_it_does_not(slug, instance, named):
+    assert form_factor_named(slug, instance) is named
 
 
 def test_every_gpu_has_a_family():

@@ -57,3 +57,9 @@ def test_stored_kind_and_confidence_are_read_back_as_their_literals():
         as_pricing_kind("hourly")
     with pytest.raises(ValueError, match="confidence"):
         as_confidence("certain")
+
+
+def test_an_offer_of_a_gpu_sold_in_several_form_factors_says_whether_its_name_names_one():
+    assert make(gpu_slug="h200-nvl", instance_name="8x H200 NVL").form_factor_stated
+    assert not make(gpu_slug="h200-sxm", instance_name="8x H200 141GB").form_factor_stated  # the seed's Nebius row
+    assert make(gpu_slug="a40", instance_name="8x A40").form_factor_stated  # one form factor: nothing to name

@@ -64,7 +64,7 @@ def _drifted(**changes) -> bytes:
 def test_gpus_sync_loads_the_gpu_table_from_the_data_file():
     assert Gpu.objects.count() == 70
     h200 = Gpu.objects.get(slug="h200-sxm")
-    assert h200.family == "h200-141gb" and h200.memory_gb == 141
+    assert (h200.short_name, h200.family) == ("H200 SXM 141GB", "h200-sxm-141gb") and h200.memory_gb == 141
     assert h200.sources
 
 

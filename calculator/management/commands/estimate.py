@@ -2,7 +2,7 @@
 
     manage.py estimate meta-llama/Llama-3.1-8B-Instruct --precision q4_k_m --engine llama.cpp --context 32K
     manage.py estimate path/to/config.json --params 8.03e9 --json
-    manage.py estimate qwen/qwen3-32b --gpu "H100 80GB" --gpu mac-64 --max-context --speed
+    manage.py estimate qwen/qwen3-32b --gpu "H100 SXM 80GB" --gpu mac-64 --max-context --speed
     manage.py estimate qwen/qwen3-32b --gpu h100-sxm --speed --price-per-gpu-hour 2.49 --api-price 0.4,1.6
 
 A catalog id (any case) is read from the recorded Hub data the catalog ships (``models_catalog/data/hub``); a
