@@ -204,6 +204,8 @@ class RowView:
     pipeline: bool
     command: str
     band: RowBandView | None = None
+    # the instance's name does not say which form factor of its GPU it rents (pricing/gpus.py FORM_FACTOR_WORDS)
+    form_factor_unstated: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -452,6 +454,7 @@ def _row(row: PlanRow, today: date) -> RowView:
         limit=plan_limit_label(capacity.limit) if capacity is not None else "",
         pipeline=row.plan is not None and row.plan.pipeline_stages > 1,
         command=row.command,
+        form_factor_unstated=ranked is not None and not ranked.offer.form_factor_stated,
     )
 
 

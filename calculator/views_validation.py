@@ -1,4 +1,5 @@
-"""The validation matrix page: every published measurement beside our prediction, and the error per family and engine.
+"""The validation matrix pages: the overview (totals, the error per family, engine and GPU family) and a page per kind
+with every published measurement of it beside our prediction.
 
 The figures come from ``calculator.validation``; this module only runs it safely, caches the results and shapes
 them for the template. A predictor that fails (any exception) leaves its row without a prediction and with the
@@ -48,6 +49,7 @@ KIND_LABELS = {
     "offload_gpu_bytes": _("GPU memory of a GPU + RAM split"),
     "offload_host_bytes": _("Host memory of a GPU + RAM split"),
     "engine_activation_gib": _("Activation peak of vLLM's profile run"),
+    "engine_mem_fraction": _("SGLang's default static memory share (--mem-fraction-static)"),
     "load_total_tps": _("Serving benchmark throughput, prompt and output tokens"),
     "load_output_tps": _("Serving benchmark throughput, output tokens"),
     "load_ttft_mean_ms": _("Serving benchmark time to first token, mean"),
@@ -189,7 +191,7 @@ def settings_text(settings: Any) -> list[str]:
         if isinstance(value, bool):
             value = gettext("yes") if value else gettext("no")
         elif name == "gpu" and isinstance(value, str) and (gpu := gpu_by_slug(value)) is not None:
-            value = gpu.short_name  # "H100 80GB", not the catalog's slug
+            value = gpu.short_name  # "H100 SXM 80GB", not the catalog's slug
         elif name == "precision" and isinstance(value, str):
             value = precision_name(value)  # "INT8 W8A8", not the catalog's key
         elif name == "dataset" and isinstance(value, str):
@@ -316,6 +318,7 @@ def _sections(results: list[Result]) -> list[KindSection]:
 class SummaryRow:
     kind: str
     key: str
+    kind_key: str  # the kind's page
     cases: int
     within: int
     mean_abs_error_percent: float | None  # to the tenth, as the page shows it
@@ -339,6 +342,7 @@ def _summary(results: list[Result], by: str) -> list[SummaryRow]:
         rows.append(
             SummaryRow(
                 kind=kind_label(group.kind),
+                kind_key=group.kind,
                 key=group.key if by == "gpu" else engine_name(group.key) if by == "engine" else family_label(group.key),
                 cases=group.cases,
                 within=group.within,
@@ -350,17 +354,44 @@ def _summary(results: list[Result], by: str) -> list[SummaryRow]:
     return rows
 
 
+@dataclass(frozen=True, slots=True)
+class KindLink:
+    """One kind in the overview's contents: its page, how many cases and how many within."""
+
+    kind: str
+    label: str
+    cases: int
+    within: int
+
+
+def _kinds(results: list[Result]) -> list[KindLink]:
+    counts: dict[str, list[int]] = {}
+    for result in results:
+        count = counts.setdefault(result.case.kind, [0, 0])
+        count[0] += 1
+        count[1] += result.within
+    return [KindLink(kind, kind_label(kind), cases, within) for kind, (cases, within) in counts.items()]
+
+
 @require_GET
-def validation_page(request: HttpRequest) -> HttpResponse:
+def validation_page(request: HttpRequest, kind: str | None = None) -> HttpResponse:
+    """The overview (totals, the summaries, a page per kind) or one kind's page with every case of it."""
     results, load_error = validation_results()
-    context = {
-        "sections": _sections(results),
-        "by_family": _summary(results, "family"),
-        "by_engine": _summary(results, "engine"),
-        "by_gpu": _summary(results, "gpu"),
-        "total": len(results),
-        "within": sum(result.within for result in results),
-        "without_prediction": sum(result.predicted is None for result in results),
+    shown = [r for r in results if r.case.kind == kind] if kind else []
+    if kind and not shown and not load_error:
+        missing: dict[str, object] = {"unknown_kind": kind, "kinds": _kinds(results)}
+        return render(request, "validation.html", missing, status=404)
+    context: dict[str, object] = {
+        "kind": kind,
+        "kind_label": kind_label(kind) if kind else "",
+        "sections": _sections(shown),
+        "kinds": _kinds(results),
+        "by_family": _summary(results, "family") if not kind else [],
+        "by_engine": _summary(results, "engine") if not kind else [],
+        "by_gpu": _summary(results, "gpu") if not kind else [],
+        "total": len(shown or results),
+        "within": sum(result.within for result in shown or results),
+        "without_prediction": sum(result.predicted is None for result in shown or results),
         "load_error": load_error,
     }
     response = render(request, "validation.html", context)

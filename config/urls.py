@@ -34,6 +34,7 @@ urlpatterns += i18n_patterns(
     path("", views.home, name="home"),
     path("methodology/", views.methodology, name="methodology"),
     path("validation/", validation_page, name="validation"),
+    path("validation/<slug:kind>/", validation_page, name="validation_kind"),
     path("", include("models_catalog.urls")),
     path("", include("calculator.urls")),
     prefix_default_language=True,

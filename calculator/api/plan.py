@@ -40,6 +40,7 @@ def _band_fields(found: RowBand | None) -> dict[str, Any] | None:
     band = found.band
     return {
         "within_percent": band.within_percent,
+        "error_percent_range": [round(band.low_error * 100, 1), round(band.high_error * 100, 1)],
         "published_runs": band.runs,
         "engine": band.engine,
         "gpu_family": band.gpu_family or None,

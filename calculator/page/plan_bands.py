@@ -53,8 +53,10 @@ def plan_bands(answer: PlanAnswer, rows: tuple[PlanRow, ...], family: str) -> tu
     found: list[RowBand] = []
     for row in rows:
         band = _band(row, answer.engine, family)
-        share = band.within_percent / 100 if band is not None else 0.0
-        low, high = monthly_range(row.served, demand, share)
+        if band is None:
+            low = high = row.served.monthly_usd
+        else:
+            low, high = monthly_range(row.served, demand, band.low_error, band.high_error)
         found.append(RowBand(band, low, high))
     if not found:
         return ()

@@ -29,6 +29,10 @@ class Band:
     within_percent: float  # nine rows in ten are within ± this
     within_tolerance: int  # rows within the matrix's own tolerance
     gpu_family: str = ""  # "" when the band covers every GPU family
+    # the signed errors (predicted − measured) ÷ measured that one row in twenty falls below and above: what a
+    # measured figure may be, predicted ÷ (1 + error), between them
+    low_error: float = 0.0
+    high_error: float = 0.0
 
 
 def validation_family(spec: ModelSpec) -> str:
@@ -101,6 +105,7 @@ def band_of(
     )
     chosen, shown_family, shown_gpu = next(((c, f, g) for c, f, g in choices if len(c) >= MIN_RUNS), (rows, "", ""))
     errors = [abs(r.error or 0.0) for r in chosen]
+    signed = [r.error or 0.0 for r in chosen]
     return Band(
         kind=kinds[0],
         engine=engine,
@@ -109,6 +114,8 @@ def band_of(
         within_percent=round(percentile(errors, BAND_QUANTILE) * 100),
         within_tolerance=sum(r.within for r in chosen),
         gpu_family=shown_gpu,
+        low_error=percentile(signed, (1 - BAND_QUANTILE) / 2),
+        high_error=percentile(signed, (1 + BAND_QUANTILE) / 2),
     )
 
 

@@ -5,7 +5,9 @@ calculator/estimation/speed/batching.py).
 Settings: ``model``, ``precision``, ``engine``, ``release`` (vLLM), ``gpu``, ``gpus`` (tensor parallel), ``prompt``
 and ``output`` (tokens per request, the means where ``dataset`` spreads them: "sharegpt", "random" with
 ``random_range_ratio``), ``requests``, ``request_rate`` (None: all at once), ``max_concurrency``, and the engine flags a
-run set: ``max_num_seqs``, ``max_num_batched_tokens`` (SGLang: ``chunked_prefill_size``), ``kv_dtype``.
+run set: ``max_num_seqs``, ``max_num_batched_tokens`` (SGLang: ``chunked_prefill_size``), ``kv_dtype``,
+``gpu_memory_utilization`` (SGLang: ``mem_fraction_static``) and ``data_parallel`` (engines that each serve an equal
+share of the requests).
 """
 
 from __future__ import annotations
@@ -60,27 +62,51 @@ def _simulated(key: tuple[object, ...], case: Case) -> LoadResult:
     if step is None:
         raise LookupError("no memory bandwidth for this GPU")
     max_model_len = max(prompt + output, min(spec.max_context or 32768, 32768))
-    scheduler = engine_scheduler(spec, workload, gpu.capacity_bytes, gpu.name, tp, max_model_len)
+    utilization = s.get("gpu_memory_utilization", s.get("mem_fraction_static"))
+    scheduler = engine_scheduler(
+        spec, workload, gpu.capacity_bytes, gpu.name, tp, max_model_len, float(utilization) if utilization else None
+    )
     batched = s.get("max_num_batched_tokens", s.get("chunked_prefill_size", scheduler.max_num_batched_tokens))
     scheduler = replace(
         scheduler,
         max_num_seqs=int(s.get("max_num_seqs", scheduler.max_num_seqs)),
         max_num_batched_tokens=int(batched),
     )
-    _RESULTS[key] = simulate(step, scheduler, _load_test(s, prompt, output))
+    replicas = max(1, int(s.get("data_parallel", 1)))
+    one = simulate(step, scheduler, _load_test(s, prompt, output, replicas))
+    _RESULTS[key] = _times(one, replicas)
     return _RESULTS[key]
 
 
-def _load_test(s: Mapping[str, Any], prompt: int, output: int) -> LoadTest:
+def _times(one: LoadResult, replicas: int) -> LoadResult:
+    """What ``replicas`` data-parallel engines serve when each gets an equal share of the requests: the rates add up,
+    the latencies are one engine's."""
+    if replicas == 1:
+        return one
+    return replace(
+        one,
+        completed=one.completed * replicas,
+        input_tokens=one.input_tokens * replicas,
+        output_tokens=one.output_tokens * replicas,
+        output_tokens_per_s=one.output_tokens_per_s * replicas,
+        total_tokens_per_s=one.total_tokens_per_s * replicas,
+        requests_per_s=one.requests_per_s * replicas,
+    )
+
+
+def _load_test(s: Mapping[str, Any], prompt: int, output: int, replicas: int = 1) -> LoadTest:
+    """The benchmark one of ``replicas`` data-parallel engines sees: its share of the requests, the rate and the
+    client's concurrency limit."""
     rate = s.get("request_rate")
+    limit = int(s["max_concurrency"]) if s.get("max_concurrency") else None
     dataset = str(s.get("dataset", "fixed"))
     ratio = float(s.get("random_range_ratio", 0.0))
     return LoadTest(
-        requests=int(s["requests"]),
+        requests=max(1, -(-int(s["requests"]) // replicas)),
         prompt_tokens=prompt,
         output_tokens=output,
-        request_rate=float(rate) if rate is not None else None,
-        max_concurrency=int(s["max_concurrency"]) if s.get("max_concurrency") else None,
+        request_rate=float(rate) / replicas if rate is not None else None,
+        max_concurrency=max(1, -(-limit // replicas)) if limit else None,
         dataset=dataset if dataset in DATASETS else "fixed",
         range_ratio=ratio,
     )

@@ -32,6 +32,7 @@ PAGE_TYPES: dict[str, tuple[str, int]] = {
     "model-dense": ("/{lang}/models/meta-llama/Llama-3.1-8B-Instruct/", 200),
     "methodology": ("/{lang}/methodology/", 200),
     "validation": ("/{lang}/validation/", 200),
+    "validation-kind": ("/{lang}/validation/load_tpot_median_ms/", 200),
     "model-faq": ("/{lang}/models/zai-org/GLM-5.3-Flash/faq/", 200),
     "can-it-run": ("/{lang}/models/openai/gpt-oss-120b/runs-on/mac-128/", 200),
     "gpu-index": ("/{lang}/gpus/", 200),

@@ -51,8 +51,9 @@ def test_only_engines_that_run_the_draft_count_it():
 
 
 def test_decoding_speeds_up_at_the_published_acceptance():
-    """One draft token a step accepted 85 % of the time (DeepSeek-V3 report, §5.4.3): at one request, where a step
-    reads the weights once whatever it verifies, 1.85 tokens a step at a step 1/61 dearer."""
+    """One draft token a step accepted 85 % of the time (DeepSeek-V3 report, §5.4.3): at one request a step reads
+    the dense weights once whatever it verifies, so 1.85 tokens a step at a step a little dearer (1/61 for the draft
+    layer, and the experts the second token routes to besides)."""
     spec, h200 = hub_spec(DEEPSEEK), gpu_by_slug("h200-sxm")
     assert h200 is not None
     plain = speed(spec, Workload(), h200, 8)
@@ -60,7 +61,7 @@ def test_decoding_speeds_up_at_the_published_acceptance():
     assert drafted.speculative is not None and drafted.speculative.acceptance == MTP_ACCEPTANCE
     assert plain.decode_per_request and drafted.decode_per_request
     gain = drafted.decode_per_request / plain.decode_per_request
-    assert 1.5 < gain < (1 + MTP_ACCEPTANCE) / (1 + 1 / 61) + 0.01
+    assert 1.4 < gain < (1 + MTP_ACCEPTANCE) / (1 + 1 / 61) + 0.01
 
 
 @pytest.mark.parametrize("engine", ["vllm", "sglang"])

@@ -90,7 +90,7 @@ def test_the_summary_and_the_api_state_the_error_bands_of_the_figures_they_show(
     shown = page.one("p", data_accuracy=True).select("a", data_band="memory")[0]
     assert shown.attrs["data-band-runs"] == str(memory.runs)
     assert f"within ±{notes[0].percent} % on {memory.runs} published runs" in shown.text
-    assert shown.attrs["href"] == "/en/validation/#kind-engine_kv_cache_gib"
+    assert shown.attrs["href"] == "/en/validation/engine_kv_cache_gib/"
     api = json.loads(client.get("/api/v1/estimate", {"model": MODEL}).content)["accuracy"]
     assert [(a["checks"], a["published_runs"], a["within_percent"]) for a in api] == [
         (n.what, n.band.runs, n.percent) for n in notes

@@ -17,23 +17,44 @@ def fresh_cache():
     cache.clear()
 
 
+def _case_rows(client, lang="en"):
+    """Every case row over the kind pages the overview links to, by case id."""
+    overview = parse(client.get(f"/{lang}/validation/").content.decode())
+    rows = {}
+    for link in overview.select("a", data_kind=True):
+        page = parse(client.get(link.attrs["href"]).content.decode())
+        rows |= {row.attrs["data-case"]: row for row in page.select("tr", data_case=True)}
+    return rows
+
+
+def _kind_page(client, case, lang="en"):
+    return parse(client.get(f"/{lang}/validation/{case.kind}/").content.decode())
+
+
 @pytest.mark.parametrize(("lang", "heading"), [("en", "Validation"), ("de", "Validierung")])
-def test_validation_page_lists_every_case_in_each_language(client, lang, heading):
+def test_validation_pages_list_every_case_in_each_language(client, lang, heading):
     response = client.get(f"/{lang}/validation/")
     assert response.status_code == 200
     assert response["Cache-Control"] == "public, max-age=3600"
+    assert len(response.content) < 120_000  # the rows live on a page per kind
     page = parse(response.content.decode())
     assert page.one("h1").text.startswith(heading)
-    rows = page.select("tr", data_case=True)
+    assert page.one("article").select("a", href=f"/{lang}/methodology/")
     cases = validation.load_cases()
     assert len(cases) > 50
-    assert sorted(row.attrs["data-case"] for row in rows) == sorted(case.id for case in cases)
-    assert page.one("article").select("a", href=f"/{lang}/methodology/")
+    assert sorted(_case_rows(client, lang)) == sorted(case.id for case in cases)
+
+
+def test_an_unknown_kind_is_a_404_that_lists_the_kinds(client):
+    response = client.get("/en/validation/no_such_kind/")
+    assert response.status_code == 404
+    page = parse(response.content.decode())
+    assert page.one("p", id="validation-unknown-kind") is not None
+    assert page.select("a", href="/en/validation/gguf_size/")
 
 
 def test_validation_page_numbers_are_those_of_run(client):
-    page = parse(client.get("/en/validation/").content.decode())
-    shown = {row.attrs["data-case"]: row for row in page.select("tr", data_case=True)}
+    shown = _case_rows(client)
     results = validation.run()
     assert results
     for result in results:
@@ -45,8 +66,9 @@ def test_validation_page_numbers_are_those_of_run(client):
             # the kept predictions (calculator/validation/computed.json) hold six significant digits
             assert float(row.attrs["data-predicted"]) == pytest.approx(result.predicted, rel=1e-5)
         assert row.attrs["data-within"] == ("yes" if result.within else "no")
-    totals = page.one("p", id="validation-totals").text
-    assert f"{sum(r.within for r in results)} of {len(results)} published measurements" in totals
+    totals = parse(client.get("/en/validation/").content.decode()).one("p", id="validation-totals").text
+    within = sum(r.within for r in results)
+    assert f"{within:,} of {len(results):,} published measurements" in totals
 
 
 def test_validation_page_summarises_by_family_and_engine(client):
@@ -69,7 +91,7 @@ def test_a_failing_predictor_shows_its_reason_and_the_page_still_answers(client,
     validation.check(case)  # the predictor modules register themselves on first use: before the patch, not over it
     monkeypatch.setitem(PREDICTORS, case.kind, broken)
     monkeypatch.setattr(computed, "_kept", lambda: {})  # nothing kept: every case is computed for the page
-    response = client.get("/en/validation/")
+    response = client.get(f"/en/validation/{case.kind}/")
     assert response.status_code == 200
     row = parse(response.content.decode()).one("tr", data_case=case.id)
     assert row.attrs["data-predicted"] == ""
@@ -98,10 +120,9 @@ def test_errors_show_to_the_tenth_with_a_sign_and_a_tiny_miss_as_zero(client, mo
     predicted = {first.id: first.measured * (1 - 0.0004), second.id: second.measured * 1.0137}
     monkeypatch.setattr(computed, "_kept", lambda: {})
     monkeypatch.setattr(validation, "check", lambda case: validation.Result(case, predicted.get(case.id)))
-    page = parse(client.get("/en/validation/").content.decode())
 
     def error_cell(case: Case) -> str:
-        return page.one("tr", data_case=case.id).select("td", **{"class": "num"})[2].text
+        return _kind_page(client, case).one("tr", data_case=case.id).select("td", **{"class": "num"})[2].text
 
     assert error_cell(first) == "0.0 %"  # -0.04 %: neither "-0.0" nor "+0.0"
     assert error_cell(second) == "+1.4 %"
@@ -111,8 +132,7 @@ def test_readers_see_families_gpus_and_sources_in_words_and_no_ids_or_commits(cl
     """Case ids and commit hashes belong to the downloadable data; the page names what a reader cites."""
     import re
 
-    page = parse(client.get("/en/validation/").content.decode())
-    cases = page.select("tr", data_case=True)
+    cases = list(_case_rows(client).values())
     shown = " ".join(row.text for row in cases)
     assert not any(row.attrs["data-case"] in row.one("th").text for row in cases)  # the id stays an attribute
     assert not re.search(r"\bcommit\s+[0-9a-f]{7,}", shown, re.IGNORECASE)
@@ -120,6 +140,6 @@ def test_readers_see_families_gpus_and_sources_in_words_and_no_ids_or_commits(cl
     assert "Precision: INT8 W8A8" in shown and "Precision: w8a8" not in shown
     families = {row.select("td")[1].text for row in cases}
     assert "Dense" in families and "mla-moe" not in families and "dense-tied" not in families
-    assert "GPU: H100 80GB" in shown and "GPU: h100-sxm" not in shown
+    assert "GPU: H100 SXM 80GB" in shown and "GPU: h100-sxm" not in shown
     german = parse(client.get("/de/validation/").content.decode())
     assert "Dicht, gekoppelte Embeddings" in german.select("table", **{"class": "validation-summary"})[0].text

@@ -135,6 +135,7 @@ PURE_MEMOS = {
     "pricing/owned.py",  # owned-servers.json
     "calculator/validation/computed.py",  # computed.json, the matrix's kept predictions
     "calculator/validation/bands.py",  # the error bands of those kept predictions
+    "calculator/estimation/speed/kernels.py",  # kernels.json, the measured kernel tables
 }
 
 

@@ -296,20 +296,22 @@ def served_by_replicas(per_month_usd: float, capacity: ReplicaCapacity, demand: 
     )
 
 
-def monthly_range(served: Served, demand: Demand, band: float) -> tuple[float, float]:
-    """The monthly cost of ``served`` if a replica sustains ``band`` (a share, 0.12 for ±12 %) more or less than the
-    speed model says: its replicas counted again at each end, each paid as before. An API's price is exact."""
+def monthly_range(served: Served, demand: Demand, low_error: float, high_error: float) -> tuple[float, float]:
+    """The monthly cost of ``served`` if the speed model errs as published runs show it erring: a replica sustains
+    its modelled rate ÷ (1 + error) for an error between ``low_error`` and ``high_error`` (signed shares, −0.2 for
+    20 % under), its replicas counted again at each end, each paid as before. An API's price is exact."""
     capacity = served.capacity
-    if capacity is None or served.replicas < 1 or band <= 0 or capacity.output_tokens_per_s <= 0:
+    if capacity is None or served.replicas < 1 or capacity.output_tokens_per_s <= 0:
         return served.monthly_usd, served.monthly_usd
     per_replica = served.monthly_usd / served.replicas
     rate = capacity.output_tokens_per_s
     peak = demand.peak_output_tokens_per_s
 
-    def replicas(sustained: float) -> int:
-        return max(1, math.ceil(peak / sustained))
+    def cost(error: float) -> float:
+        sustained = rate / max(0.05, 1 + error)
+        return per_replica * max(1, math.ceil(peak / sustained))
 
-    return per_replica * replicas(rate * (1 + band)), per_replica * replicas(rate * max(0.05, 1 - band))
+    return min(cost(low_error), served.monthly_usd), max(cost(high_error), served.monthly_usd)
 
 
 @dataclass(frozen=True, slots=True)

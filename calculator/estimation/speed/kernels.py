@@ -1,7 +1,7 @@
 """Step costs from measured kernels (docs/methodology.md §5.8): per GPU and engine, how close the engine's own GEMM,
-fused-MoE, attention and all-reduce kernels come to the GPU's nameplate bandwidth and FLOPs, derived from NVIDIA's
-silicon-measured latency tables (github.com/ai-dynamo/aiconfigurator, Apache-2.0; scripts/derive_kernel_tables.py
-writes ``data/kernels.json`` from them, which names the commit).
+fused-MoE (by the GPUs each expert is split over), attention and all-reduce kernels come to the GPU's nameplate
+bandwidth and FLOPs, derived from NVIDIA's silicon-measured latency tables (github.com/ai-dynamo/aiconfigurator,
+Apache-2.0; scripts/derive_kernel_tables.py writes ``data/kernels.json`` from them, which names the commit).
 
 What the tables give, as shares of the nameplate figures in pricing/data/gpus.json so that the roofline of any shape
 turns into a time: GEMM efficiency by tokens in the step (one token reads the weights at the kernel's bandwidth, many
@@ -16,7 +16,7 @@ from __future__ import annotations
 import bisect
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -51,7 +51,9 @@ class KernelTable:
     engine: str
     version: str  # the engine release the kernels were measured under
     gemm: Mapping[str, Curve]  # dtype → (tokens, share of the roofline)
-    moe: Mapping[str, Curve]  # dtype → (tokens, share of the roofline)
+    moe: Mapping[str, Curve]  # dtype → (tokens, share of the roofline), balanced routing on one GPU
+    # dtype → {GPUs the experts are split over: (tokens, share of the roofline at each GPU's slice)}, skewed routing
+    moe_tp: Mapping[str, Mapping[int, Curve]]
     attention_fixed_s: float  # decode attention, one layer: fixed cost
     attention_sequence_s: float  # … per sequence in the batch
     attention_kv_efficiency: float  # … share of the bandwidth its KV reads reach
@@ -63,8 +65,12 @@ class KernelTable:
         curve = self.gemm.get(dtype) or self.gemm.get("bf16")
         return interpolate(curve, max(1.0, tokens)) if curve else None
 
-    def moe_efficiency(self, dtype: str, tokens: float) -> float | None:
-        curve = self.moe.get(dtype) or self.moe.get("bf16")
+    def moe_efficiency(self, dtype: str, tokens: float, tp: int = 1) -> float | None:
+        """The fused-MoE kernel's share of the roofline at ``tokens`` tokens with each expert split over ``tp``
+        GPUs (aiconfigurator's default skewed routing, power law α 1.2); the balanced one-GPU curve where that
+        split was not measured."""
+        split = self.moe_tp.get(dtype) or self.moe_tp.get("bf16") or {}
+        curve = split.get(tp) or self.moe.get(dtype) or self.moe.get("bf16")
         return interpolate(curve, max(1.0, tokens)) if curve else None
 
     def all_reduce_s(self, gpus: int, payload_bytes: float) -> float | None:
@@ -75,7 +81,7 @@ class KernelTable:
         return interpolate(curve, max(1.0, payload_bytes)) if curve else None
 
 
-def _curve(points: Sequence[Sequence[float]]) -> Curve:
+def _curve(points: Iterable[Sequence[float]]) -> Curve:
     return tuple(sorted((float(x), float(y)) for x, y in points))
 
 
@@ -88,6 +94,10 @@ def _table(slug: str, engine: str, row: Mapping[str, Any], stand_in: bool) -> Ke
         version=str(row.get("version", "")),
         gemm={dtype: _curve(points) for dtype, points in (row.get("gemm") or {}).items() if points},
         moe={dtype: _curve(points) for dtype, points in (row.get("moe") or {}).items() if points},
+        moe_tp={
+            dtype: {int(tp): _curve(points) for tp, points in curves.items() if points}
+            for dtype, curves in (row.get("moe_tp") or {}).items()
+        },
         attention_fixed_s=float(attention.get("fixed_us", 0.0)) * 1e-6,
         attention_sequence_s=float(attention.get("per_sequence_us", 0.0)) * 1e-6,
         attention_kv_efficiency=float(attention.get("kv_bandwidth_efficiency", 0.0)),

@@ -76,11 +76,17 @@ def vllm_policy(release: str) -> str:
 
 
 def engine_scheduler(
-    spec: ModelSpec, workload: Workload, gpu_total_bytes: int, gpu_name: str, gpus: int, max_model_len: int
+    spec: ModelSpec,
+    workload: Workload,
+    gpu_total_bytes: int,
+    gpu_name: str,
+    gpus: int,
+    max_model_len: int,
+    gpu_memory_utilization: float | None = None,
 ) -> Scheduler:
     """The limits ``workload.engine`` starts with on ``gpus`` GPUs of ``gpu_total_bytes``: vLLM's batch defaults of
     its release line (§4.12), SGLang's chunked-prefill size per GPU memory (§4.2), and the KV cache it sizes at
-    start-up for ``max_model_len`` (memory/capacity.py)."""
+    start-up for ``max_model_len`` (memory/capacity.py) at its default memory share or ``gpu_memory_utilization``."""
     engine = workload.engine
     settings = EngineSettings(
         engine=engine,
@@ -90,6 +96,7 @@ def engine_scheduler(
         kv_dtype=workload.kv_dtype,
         release=workload.engine_release,
         gpu_name=gpu_name,
+        gpu_memory_utilization=gpu_memory_utilization,
     )
     kv_tokens = engine_capacity(spec, gpu_total_bytes, settings).kv_cache_tokens
     if engine == "sglang":

@@ -15,8 +15,10 @@ from dataclasses import dataclass, replace
 
 from models_catalog.architecture import AttentionKind, ModelSpec
 
+from ..engines.releases import sglang_gpu_defaults
 from ..workload import Workload
 from .kernels import KernelTable, kernel_table
+from .schedulers import vllm_policy
 from .step_time import Link, all_reduce_s, engine_speed
 from .work import (
     SpeedHardware,
@@ -38,6 +40,37 @@ MEASURED_MOE_RESIDUAL_US = 6.0
 
 
 @dataclass(frozen=True, slots=True)
+class HostCost:
+    """What the engine spends beside the GPU kernels' own time: per step and per request a step carries (scheduling,
+    preparing the inputs, sampling, detokenizing and streaming the outputs), and per decoder layer (and MoE layer)
+    of a step that runs without CUDA graphs, where every kernel is launched one by one from Python."""
+
+    step_ms: float
+    sequence_us: float
+    eager_layer_us: float
+    eager_moe_layer_us: float
+    source: str
+
+
+# One set for vLLM and SGLang, calibrated on the serving benchmarks of both engines on A100, H100 and H200
+# (calculator/validation/data/serving_gpustack.json and load.json: 12 models, vLLM 0.10–0.11 and SGLang 0.5) over a
+# grid of 40–140 µs per request, 0–1,200 µs per eager layer and 0–800 µs per eager MoE layer, never per GPU or model,
+# and checked on the other publishers' runs (serving_published.json: B200, H100, A100, MI355X, MI300X); the eager
+# costs add to the kernels' time rather than hide behind it, which the same grid preferred (docs/methodology.md §5.8).
+# TensorRT-LLM's C++ runtime is not calibrated: estimated from vLLM's step cost, without Python's per-layer launches.
+HOST_COSTS: dict[str, HostCost] = {
+    "vllm": HostCost(1.5, 40.0, 900.0, 500.0, "calibrated"),
+    "sglang": HostCost(1.5, 40.0, 900.0, 500.0, "calibrated"),
+    "tensorrt-llm": HostCost(1.0, 40.0, 0.0, 0.0, "estimated"),
+}
+# The largest step a CUDA graph replays: vLLM V1 captures up to 512 tokens (max_cudagraph_capture_size,
+# vllm/config/compilation.py), V0 decode batches up to 256 (_BATCH_SIZES_TO_CAPTURE) and never a prompt; SGLang
+# decode batches up to cuda_graph_max_bs (engines/sglang_lines.py) and never a prefill ("extend") batch
+VLLM_V1_GRAPH_TOKENS = 512
+VLLM_V0_GRAPH_BATCH = 256
+
+
+@dataclass(frozen=True, slots=True)
 class Measured:
     """The nameplate figures a kernel table's shares apply to, and the layers its per-layer costs count."""
 
@@ -48,6 +81,7 @@ class Measured:
     peak_flops_16: float  # FLOPs/s at 16 bits (attention), one GPU
     attention_layers: int
     moe_layers: int
+    host: HostCost
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +111,8 @@ class StepModel:
     parallel: int
     link: Link
     measured: Measured | None = None
+    graph_tokens: int = 0  # decode-only steps of at most this many tokens run as CUDA graphs (0: none)
+    graph_with_prompts: bool = False  # steps that compute prompt tokens are replayed too (vLLM V1, up to the limit)
 
     def expert_share(self, tokens: int) -> float:
         if not (self.experts_routed and self.experts_per_token):
@@ -144,7 +180,7 @@ class StepModel:
         if self.expert_bytes:
             touched = self.expert_bytes * self.expert_share(tokens)
             moe = max(touched / m.peak_bandwidth, self.expert_flops * flops_per_gpu / m.peak_flops)
-            total += moe / max(1e-3, table.moe_efficiency(m.dtype, tokens) or 1.0)
+            total += moe / max(1e-3, table.moe_efficiency(m.dtype, tokens, self.parallel) or 1.0)
             total += m.moe_layers * MEASURED_MOE_RESIDUAL_US * 1e-6
         if decode_seqs:
             total += m.attention_layers * (table.attention_fixed_s + table.attention_sequence_s * decode_seqs)
@@ -153,7 +189,16 @@ class StepModel:
             work = self.attention_work(0, 0, prefill_span, window_span) / self.parallel
             total += work / (m.peak_flops_16 * table.prefill_attention_efficiency)
         total += self.layers * MEASURED_LAYER_RESIDUAL_US * 1e-6
-        return total + self.fixed_s + self._comm_s(tokens)
+        host = m.host.step_ms * 1e-3 + m.host.sequence_us * 1e-6 * tokens_requests(decode_seqs, prefill_tokens)
+        if not self.graphed(tokens, prefill_tokens):
+            host += (self.layers * m.host.eager_layer_us + m.moe_layers * m.host.eager_moe_layer_us) * 1e-6
+        return total + host + self._comm_s(tokens)
+
+    def graphed(self, tokens: int, prefill_tokens: int) -> bool:
+        """Whether a step of ``tokens`` tokens, ``prefill_tokens`` of them prompt tokens, replays a CUDA graph."""
+        if prefill_tokens and not self.graph_with_prompts:
+            return False
+        return tokens <= self.graph_tokens
 
 
 def _measured(
@@ -176,7 +221,13 @@ def _measured(
         g.count for g in spec.layer_groups if g.kind in (AttentionKind.FULL, AttentionKind.MLA, AttentionKind.SLIDING)
     )
     dtype = "fp8" if precision == "fp8" else "bf16"
-    return Measured(table, dtype, bandwidth, flops, flops_16, attention, spec.moe_layers)
+    host = HOST_COSTS.get(workload.engine.lower(), HOST_COSTS["vllm"])
+    return Measured(table, dtype, bandwidth, flops, flops_16, attention, spec.moe_layers, host)
+
+
+def tokens_requests(decode_seqs: int, prefill_tokens: int) -> int:
+    """Requests a step carries: every decoding one, and (at least) one whose prompt chunk it computes."""
+    return decode_seqs + (1 if prefill_tokens else 0)
 
 
 def step_model(spec: ModelSpec, workload: Workload, hardware: SpeedHardware, gpu_count: int = 1) -> StepModel | None:
@@ -227,4 +278,16 @@ def step_model(spec: ModelSpec, workload: Workload, hardware: SpeedHardware, gpu
         parallel=parallel,
         link=link_of(hardware, parallel),
         measured=measured,
+        graph_tokens=_graph_tokens(workload, hardware, parallel),
+        graph_with_prompts=workload.engine.lower() == "vllm" and vllm_policy(workload.engine_release) == "mixed",
     )
+
+
+def _graph_tokens(workload: Workload, hardware: SpeedHardware, gpus: int) -> int:
+    """The largest step the engine replays as a CUDA graph (VLLM_V1_GRAPH_TOKENS …)."""
+    engine = workload.engine.lower()
+    if engine == "sglang":
+        return sglang_gpu_defaults((hardware.capacity_bytes or 0) / 2**20, gpus)[1]
+    if engine == "vllm":
+        return VLLM_V1_GRAPH_TOKENS if vllm_policy(workload.engine_release) == "mixed" else VLLM_V0_GRAPH_BATCH
+    return VLLM_V1_GRAPH_TOKENS
