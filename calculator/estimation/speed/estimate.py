@@ -273,6 +273,30 @@ def _flops_and_basis(hardware: SpeedHardware, workload: Workload) -> tuple[float
     return flops, flops_basis
 
 
+def _drafted(step: float, speculative: Speculative | None) -> tuple[float, float]:
+    """A decode step with ``speculative``'s draft: (its time, the tokens it yields on average)."""
+    if speculative is None:
+        return step, 1.0
+    return step * (1 + speculative.draft_tokens * speculative.draft_cost), speculative.tokens_per_step()
+
+
+def _one_prompt_s(
+    spec: ModelSpec,
+    b: StepBytes,
+    prompt: int,
+    peaks: tuple[float, float],
+    gpus: int,
+    profile: EngineSpeed,
+    hardware: SpeedHardware,
+    measured: StepModel | None,
+) -> float:
+    """One prompt's prefill: from the measured kernels where ``measured`` holds them, the roofline otherwise
+    (``peaks``: bandwidth and FLOPs per second)."""
+    if measured is not None:
+        return measured_prefill_s(measured, prompt, profile.prefill_ubatch)
+    return _prefill_s(spec, b, prompt, peaks[0], peaks[1], gpus, profile, hardware)
+
+
 def speed(
     spec: ModelSpec,
     workload: Workload,
@@ -304,21 +328,14 @@ def speed(
             spec, b, batch, context, bandwidth, flops, count, profile, hardware, expert_parallel, k
         )
         measured = None if expert_parallel else _measured_model(spec, workload, hardware, count, b)
-        if measured is not None:
-            step = measured.seconds(batch * k, batch * k * context, 0, 0.0)
-        tokens_per_step = 1.0
-        if speculative:
-            step *= 1 + speculative.draft_tokens * speculative.draft_cost
-            tokens_per_step = speculative.tokens_per_step()
+        step = measured.seconds(batch * k, batch * k * context, 0, 0.0) if measured is not None else step
+        step, tokens_per_step = _drafted(step, speculative)
         per_request = tokens_per_step / step
         total = per_request * batch
         if flops:
             prompt = max(1, prompt_tokens if prompt_tokens is not None else context // 2)
-            prefill_time = _prefill_s(spec, b, prompt, bandwidth, flops, count, profile, hardware)
-            if measured is not None:
-                prefill_time = measured_prefill_s(measured, prompt, profile.prefill_ubatch)
-            prefill = prompt / prefill_time
-            ttft = prefill_time + step
+            prefill_time = _one_prompt_s(spec, b, prompt, (bandwidth, flops), count, profile, hardware, measured)
+            prefill, ttft = prompt / prefill_time, prefill_time + step
     return SpeedEstimate(
         decode_tokens_per_s_low=None if total is None else total * (1 - BAND),
         decode_tokens_per_s_high=None if total is None else total * (1 + BAND),
