@@ -298,7 +298,7 @@ def _context(max_context: int | None) -> Parser:
     def parse(raw: str) -> tuple[Any, str | None]:
         tokens = parse_tokens(raw)
         if tokens is None:
-            return None, _("not a token count (examples: 8192, 8K, 128k, 1M)")
+            return None, _("not a token count (examples: 8192, 8K, 128K, 1M)")
         if tokens < 1:
             return None, _("must be at least 1 token")
         if tokens > limit:

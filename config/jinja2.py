@@ -207,6 +207,7 @@ def _vocabulary() -> dict[str, Any]:
         "offer_text": labels.offer_text,
         "attention_name": labels.attention_name,
         "family_name": labels.family_name,
+        "family_options": labels.family_options,
         "licence_name": licence_name,
         "task_name": task_name,
         "precision_name": labels.precision_name,

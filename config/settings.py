@@ -77,6 +77,8 @@ MIDDLEWARE = [
     # A model URL that names no catalog model: the "unknown model" page or the redirect to its spelling.
     "models_catalog.middleware.ModelNotFound",
     "csp.middleware.CSPMiddleware",
+    # Under DEBUG only: the site's 404 page, not Django's technical one with every URL pattern (web/middleware.py).
+    "web.middleware.NotFoundPageUnderDebug",
     # Last, as django-axes asks: turns a refused admin sign-in into its 429 answer.
     "axes.middleware.AxesMiddleware",
 ]

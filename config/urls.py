@@ -11,6 +11,7 @@ from config import views
 urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("robots.txt", views.robots_txt, name="robots_txt"),
+    path("favicon.ico", views.favicon_ico, name="favicon_ico"),
     path("llms.txt", views.llms_txt, name="llms_txt"),
     # kept by the page cache (config/page_cache.py) per catalog generation
     path(

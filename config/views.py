@@ -88,6 +88,18 @@ def robots_txt(request: HttpRequest) -> HttpResponse:
     return response
 
 
+# static/img/favicon.svg drawn with Pillow at 16, 32 and 48 px, for clients that ask for /favicon.ico (the pages
+# link the SVG)
+FAVICON_ICO = settings.BASE_DIR / "static" / "img" / "favicon.ico"
+
+
+@require_GET
+def favicon_ico(request: HttpRequest) -> HttpResponse:
+    response = HttpResponse(FAVICON_ICO.read_bytes(), content_type="image/vnd.microsoft.icon")
+    response["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
 @require_GET
 def llms_txt(request: HttpRequest) -> HttpResponse:
     """/llms.txt: what the site is and where its machine-readable pages are, for AI agents and scripts."""

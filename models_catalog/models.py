@@ -78,7 +78,7 @@ class Model(models.Model):
     listed_at = models.DateTimeField(null=True, blank=True, db_index=True)
     hub_checked_at = models.DateTimeField(null=True, blank=True)
     builds_checked_at = models.DateTimeField(null=True, blank=True)
-    # set on save from the Hub id (models_catalog.naming): the catalog's name order and its search
+    # set on save from the Hub id and the name (models_catalog.naming): the catalog's name order and its search
     name_key = models.CharField(max_length=400, blank=True, editable=False)
     search_text = models.CharField(max_length=600, blank=True, editable=False)
 
@@ -100,7 +100,7 @@ class Model(models.Model):
         return self.hub_id
 
     def save(self, *args: Any, **kwargs: Any) -> None:
-        self.name_key = naming.natural_key(self.hub_id)
+        self.name_key = naming.name_key(self.hub_id, self.display_name)
         self.search_text = naming.search_text(self.hub_id, self.display_name, self.family)
         fields = kwargs.get("update_fields")
         if fields is not None:

@@ -6,10 +6,13 @@ import logging
 from collections.abc import Callable
 
 from django.conf import settings
+from django.core.exceptions import MiddlewareNotUsed
+from django.core.handlers.exception import get_exception_response
 from django.db import InterfaceError, OperationalError
-from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, QueryDict, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.template import loader
+from django.urls import Resolver404, get_resolver, resolve
 
 logger = logging.getLogger(__name__)
 
@@ -104,3 +107,30 @@ class NulCharacterGuard:
                 cleaned.setlist(key.replace(NUL, ""), [v.replace(NUL, "") for v in values])
             request.GET = QueryDict(cleaned.urlencode())  # immutable again, as Django hands it to views
         return self.get_response(request)
+
+
+class NotFoundPageUnderDebug:
+    """Under DEBUG (``make run``) Django answers a 404 with its technical page, which lists every URL pattern, the
+    admin's included; this answers with the site's own 404 page (``handler404``) instead, as production does. It
+    sits inside LocaleMiddleware and CommonMiddleware, so their redirects of a 404 (the language prefix, the
+    trailing slash) still happen. Without DEBUG Django already does this, and the middleware steps aside."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        if not settings.DEBUG:
+            raise MiddlewareNotUsed
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        # An address no pattern matches fails before any view, where Django turns it into its technical page.
+        try:
+            resolve(request.path_info, getattr(request, "urlconf", None))
+        except Resolver404 as exc:
+            return self._not_found(request, exc)
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponseBase | None:
+        return self._not_found(request, exception) if isinstance(exception, Http404) else None
+
+    def _not_found(self, request: HttpRequest, exception: Exception) -> HttpResponseBase:
+        # what Django itself answers without DEBUG
+        return get_exception_response(request, get_resolver(getattr(request, "urlconf", None)), 404, exception)

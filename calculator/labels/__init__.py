@@ -18,6 +18,7 @@ from .catalog import (
     attention_name,
     data_text,
     family_name,
+    family_options,
     source_detail,
     spec_note,
 )
@@ -99,6 +100,7 @@ __all__ = [
     "data_text",
     "engine_name",
     "family_name",
+    "family_options",
     "field_label",
     "gpu_family_label",
     "hosted_provider",

@@ -4,7 +4,7 @@ and the architecture reader's notes on a model (``SpecNote``) with their figures
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import date
 from decimal import Decimal
 
@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy as _
 
 from models_catalog.architecture import NoteKey, SpecNote
 from models_catalog.architecture.notes import NoteValue
+from models_catalog.naming import natural_key
 
 from .choices import in_words
 
@@ -84,6 +85,13 @@ def family_name(key: str) -> str:
         return FAMILY_NAMES[key]
     words = [w for w in key.replace("-", "_").split("_") if w]
     return " ".join(_FAMILY_WORDS.get(w.lower(), w[:1].upper() + w[1:]) for w in words)
+
+
+def family_options(keys: Iterable[str]) -> list[tuple[str, str]]:
+    """The catalog's family filter as (key, name) pairs in the order of the names the reader sees, case and numbers
+    as a reader compares them ("Llama", "Llama 3.2 Vision", "Llama 4"); "other architecture" last, in any language."""
+    named = [(key, family_name(key)) for key in keys if key]
+    return sorted(named, key=lambda option: (option[0] == "generic", natural_key(option[1]), option[0]))
 
 
 _HUB_FACTS = re.compile(

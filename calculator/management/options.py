@@ -113,10 +113,10 @@ def parse_int(argument: str, text: str, upper: int, lower: int = 1) -> int:
 
 
 def parse_tokens_argument(argument: str, text: str, upper: int = MAX_CONTEXT) -> int:
-    """A token count as the model page reads it: 32768, 8K, 128k, 1M (K and M binary, as windows are published)."""
+    """A token count as the model page reads it: 32768, 8K, 128K, 1M (K and M binary, as windows are published)."""
     tokens = parse_tokens(text)
     if tokens is None:
-        raise usage_error(argument, f"expected a token count such as 8192, 8K, 128k or 1M, got {text!r}")
+        raise usage_error(argument, f"expected a token count such as 8192, 8K, 128K or 1M, got {text!r}")
     if not 1 <= tokens <= upper:
         raise usage_error(argument, f"must be between 1 and {upper:,} tokens, got {tokens:,}")
     return tokens
@@ -312,7 +312,7 @@ def add_workload_arguments(parser: CommandParser) -> None:
         "(Q4_K_M, IQ4_XS); default: the precision the model ships in (fp16 for BF16 / FP16 releases; QLoRA: int4)",
     )
     parser.add_argument("--mode", default="inference", help=" | ".join(MODES))
-    parser.add_argument("--context", default="8192", help="tokens per request: 8192, 8K, 128k, 1M")
+    parser.add_argument("--context", default="8192", help="tokens per request: 8192, 8K, 128K, 1M")
     parser.add_argument("--concurrency", default="1", help="requests served in parallel")
     parser.add_argument("--engine", help=" | ".join(ENGINES) + " (default: --launch's engine, else vllm)")
     parser.add_argument("--kv-dtype", default="fp16", help=" | ".join(KV_DTYPES))

@@ -13,7 +13,8 @@ from models_catalog.models import Model
 
 # The primary key last makes every order total, so a page boundary never splits or repeats equal rows.
 SORTS: dict[str, tuple[str | OrderBy, ...]] = {
-    "name": ("name_key", "pk"),  # case-insensitive, numbers by value (models_catalog.naming)
+    # by the model's name, not its organisation; case-insensitive, numbers by value (models_catalog.naming.name_key)
+    "name": ("name_key", "pk"),
     "size": (F("params_total").desc(nulls_last=True), "display_name", "pk"),
     "size_asc": (F("params_total").asc(nulls_last=True), "display_name", "pk"),
     "date": (F("release_date").desc(nulls_last=True), "display_name", "pk"),

@@ -363,6 +363,7 @@ def test_docs_page_lists_every_operation_from_this_origin(client):
     assert 'data-operation="POST /api/v1/estimate"' in html
     assert "<script" not in html and "https://" not in html.split("<body>")[0]
     assert '<header class="site-header">' in html and '<a class="site-name" href="/en/">' in html  # a way back
+    assert "8192, 8K, 128K, 1M" in html and "128k" not in html  # token counts as the pages write them
 
 
 def test_the_macos_version_is_a_parameter_of_the_mac_verdicts(client, seed_site):

@@ -100,3 +100,22 @@ def test_back_after_two_mode_changes_keeps_the_scroll_position(browser_page):
     after = page.evaluate("() => window.scrollY")
     height = page.evaluate("() => document.body.scrollHeight")
     assert abs(after - at_lora) < 400, (before, at_lora, after, height)
+
+
+def _wait_idle(page) -> None:
+    page.wait_for_function("() => !document.querySelector('#calc-loading').classList.contains('htmx-request')")
+
+
+def test_typing_a_number_and_leaving_the_field_is_one_step_back(browser_page):
+    """The debounced update while typing and the `change` on leaving the field ask for the same state: one entry."""
+    page = _llama_page(browser_page, width=1280)
+    before = page.url
+    page.fill("#f-concurrency", "12")
+    page.wait_for_function("() => location.search.includes('concurrency=12')")
+    _wait_idle(page)
+    page.press("#f-concurrency", "Tab")  # leaving the field fires `change` for the value already shown
+    _wait_idle(page)
+
+    page.go_back()
+    page.wait_for_function("() => !location.search.includes('concurrency=12')")
+    assert page.url == before

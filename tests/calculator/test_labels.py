@@ -116,3 +116,19 @@ def test_family_names_read_as_architectures_not_config_keys():
     assert family_name("") == ""
     with translation.override("de"):
         assert family_name("generic") == "andere Architektur"
+
+
+def test_family_options_read_in_name_order_with_other_architectures_last():
+    keys = ["qwen3", "generic", "mllama", "mixtral", "llama4", "gpt_oss", "llama", "GLM_custom"]
+    with translation.override("de"):
+        names = [name for _key, name in labels.family_options(keys)]
+    assert names == [
+        "GLM Custom",
+        "gpt-oss",
+        "Llama",
+        "Llama 3.2 Vision",
+        "Llama 4",
+        "Mixtral",
+        "Qwen3",
+        "andere Architektur",
+    ]

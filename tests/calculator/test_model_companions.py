@@ -109,3 +109,12 @@ def test_share_card_is_drawn_anew_after_a_rename(client, seed_site):
     after = client.get(GLM + "og.png")
     assert after.status_code == 200 and after["Content-Type"] == "image/png"
     assert after.content != before
+
+
+@pytest.mark.parametrize("path", [GLM, GLM + "faq/", GLM.replace("/en/", "/de/"), GLM.replace("/en/", "/de/") + "faq/"])
+def test_how_we_calculate_is_linked_once_in_the_footer(client, seed_site, path):
+    page = parse(client.get(path).content)
+    footer_link = page.one("footer").select("a")[0]
+    assert footer_link.attrs["href"].endswith("/methodology/")
+    same_text = [a for a in page.select("a") if a.text == footer_link.text]
+    assert len(same_text) == 1, f"{footer_link.text!r} {len(same_text)} times"

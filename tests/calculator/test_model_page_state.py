@@ -3,6 +3,7 @@ Macs and the hardware pickers (the site: tests/calculator/model_page_site.py).""
 
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -103,6 +104,16 @@ def test_context_accepts_the_units_readers_type(client, seed_site):
         _, page = _get(client, GLM + f"?context={text}")
         assert not page.select("li", data_ignored="context")
         assert page.one("input", name="context").attrs["value"] == tokens
+
+
+@pytest.mark.parametrize("path", [GLM, GLM_DE, GLM + "?context=lots"])
+def test_token_counts_are_written_one_way_with_a_capital_k(client, seed_site, path):
+    """The picker, the help under the field and the notice for a value not understood all write "128K"
+    (calculator.state.tokens_label), never "128k" beside it."""
+    response, page = _get(client, path)
+    text = re.sub(r"<[^>]+>", " ", response.content.decode())
+    assert "128K" in page.one(id="f-context-help").text
+    assert re.findall(r"\b\d+k\b", text) == []
 
 
 def test_longer_context_than_the_model_takes_is_capped_with_a_notice(client, seed_site):

@@ -63,6 +63,23 @@ def test_unknown_path_gets_a_helpful_404_page(client):
     assert 'href="/en/"' in html
 
 
+@pytest.mark.parametrize("path", ["/en/no-such-page/", "/no-such-page", "/en/gpus/no-such-gpu/"])
+def test_under_debug_an_unknown_path_gets_the_sites_404_page_not_the_url_list(client, settings, path):
+    """`make run` sets DEBUG=1: Django's technical 404 page would list every URL pattern, the admin's included."""
+    settings.DEBUG = True
+    response = client.get(path)
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert "<h1>Page not found</h1>" in html and '<header class="site-header">' in html
+    assert "URLconf" not in html and settings.ADMIN_PATH not in html and "healthz" not in html
+
+
+def test_under_debug_an_address_without_its_language_still_redirects(client, settings):
+    settings.DEBUG = True
+    response = client.get("/methodology/")
+    assert response.status_code == 302 and response["Location"] == "/en/methodology/"
+
+
 def test_pages_send_a_content_security_policy_that_allows_only_this_site(client):
     response = client.get("/en/")
     policy = response["Content-Security-Policy"]

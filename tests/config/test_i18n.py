@@ -1,14 +1,17 @@
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from babel.messages.extract import extract_from_file
 from babel.messages.pofile import read_po
 from django.utils import translation
 
 from calculator.formatting import format_day, format_gb, format_money, format_number
 
 ROOT = Path(__file__).resolve().parents[2]
+JINJA = {"extensions": "jinja2.ext.i18n"}  # babel.cfg's options for templates
 pytestmark = pytest.mark.django_db
 
 
@@ -112,3 +115,22 @@ def test_every_text_we_wrote_in_the_reference_facts_has_a_german_translation():
     with translation.override("de"):
         untranslated = [text for text in texts if translation.gettext(text) == text]
     assert untranslated == []
+
+
+HUB_ID_PLACEHOLDERS = {
+    "templates/models_catalog/list.html": "/de/models/",
+    "templates/models_catalog/_search_form.html": "/de/",
+    "templates/calculator/compare.html": "/de/compare/",
+}
+
+
+def test_hub_id_placeholders_are_in_the_message_catalog(client):
+    """The search and compare fields' example ("org/model") reads as an example in the reader's language."""
+    for template, path in HUB_ID_PLACEHOLDERS.items():
+        messages = {m[1] for m in extract_from_file("jinja2.ext:babel_extract", ROOT / template, options=JINJA)}
+        assert "org/model" in messages, template
+        with translation.override("de"):
+            example = translation.gettext("org/model")
+        html = client.get(path).content.decode()
+        placeholders = re.findall(r'<input id="(?:catalog-q|c-models)"[^>]*placeholder="([^"]*)"', html)
+        assert placeholders and all(p.split(", ")[0] == example for p in placeholders), (path, placeholders)

@@ -3,11 +3,13 @@ hreflang, Open Graph meta and the model's card image, and titles that state the 
 
 from __future__ import annotations
 
+import io
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from PIL import Image
 
 from models_catalog import services
 from models_catalog.models import Model
@@ -79,6 +81,17 @@ def test_every_sitemap_url_answers(client, site):
 def test_robots_names_the_sitemap(client):
     text = client.get("/robots.txt").content.decode()
     assert "Sitemap: http://testserver/sitemap.xml" in text
+
+
+def test_favicon_ico_answers_with_the_sites_icon(client):
+    """Browsers, feed readers and crawlers ask for /favicon.ico whatever the page's <link rel="icon"> says."""
+    response = client.get("/favicon.ico")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "image/vnd.microsoft.icon"
+    assert "max-age=" in response["Cache-Control"]
+    icon = Image.open(io.BytesIO(response.content))
+    assert icon.format == "ICO" and {(16, 16), (32, 32)} <= icon.info["sizes"]
+    assert icon.convert("RGB").getpixel((3, 24)) == (0x1F, 0x5F, 0xBF)  # static/img/favicon.svg's blue
 
 
 def test_llms_txt_points_at_the_markdown_twins(client, site):

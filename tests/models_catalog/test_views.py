@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from django.core.cache import cache
 
-from models_catalog import services
+from models_catalog import naming, services
 from models_catalog.models import Model
 from tests.models_catalog.html import parse
 from tests.support import module_rows
@@ -285,13 +285,29 @@ def test_runs_on_my_machine_filter_reads_the_remembered_machine(client, catalog)
 
 
 def test_name_order_ignores_case_and_reads_numbers_by_value(client, catalog):
-    """'name' sorted MiniMaxAI and Qwen before allenai, and Qwen3-14B before Qwen3-4B."""
+    """'name' sorted MiniMax-M2 before Olmo, phi-4 beside Phi-3.5, and Qwen3-4B before Qwen3-14B."""
     rows = [r.attrs["data-hub-id"] for r in parse(client.get("/en/models/").content).select("tr", data_hub_id=True)]
     assert (
-        rows.index("allenai/Olmo-3.1-32B-Instruct") < rows.index("MiniMaxAI/MiniMax-M2") < rows.index("Qwen/Qwen3-4B")
+        rows.index("MiniMaxAI/MiniMax-M2") < rows.index("allenai/Olmo-3.1-32B-Instruct") < rows.index("Qwen/Qwen3-4B")
     )
+    assert rows.index("microsoft/Phi-3.5-mini-instruct") + 1 == rows.index("microsoft/phi-4")
     assert rows.index("Qwen/Qwen3-4B") < rows.index("Qwen/Qwen3-8B") < rows.index("Qwen/Qwen3-14B")
     assert rows.index("meta-llama/Llama-3.1-8B-Instruct") < rows.index("meta-llama/Llama-3.1-70B-Instruct")
+    assert rows.index("zai-org/GLM-4.5") < rows.index("zai-org/GLM-4.5-Air") < rows.index("zai-org/GLM-4.5V")
+
+
+def test_name_order_is_by_the_models_name_not_its_organisation(client, catalog):
+    """google's gemma, zai-org's GLM, openai's gpt-oss, moonshotai's Kimi, meta-llama's Llama: the names' order."""
+    page = parse(client.get("/en/models/?sort=name").content)
+    names = [r.select("td")[0].select("a")[0].text for r in page.select("tr", data_hub_id=True)]
+    assert names == sorted(names, key=lambda name: naming.natural_key(name))
+    assert (
+        names.index("gemma-3-27b-it")
+        < names.index("GLM-5")
+        < names.index("gpt-oss-20b")
+        < names.index("Kimi-K2-Instruct")
+    )
+    assert names.index("Kimi-K2-Instruct") < names.index("Llama-3.1-8B-Instruct")
 
 
 @pytest.mark.parametrize(
@@ -338,3 +354,12 @@ def test_a_page_reads_its_model_row_once_per_state_of_the_catalog(catalog, djang
     CATALOG_GENERATION.bump()
     with django_assert_num_queries(1):
         assert served_model(hub_id).display_name == "Qwen3 30B A3B (edited)"
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_family_filter_lists_families_by_the_name_the_reader_sees(client, catalog, lang):
+    page = parse(client.get(f"/{lang}/models/").content)
+    select = page.one("select", name="family")
+    names = [option.text for option in select.select("option") if option.attrs["value"]]
+    assert "Llama 3.2 Vision" in names and "Mixtral" in names
+    assert names == sorted(names, key=naming.natural_key)  # "Llama 3.2 Vision" beside "Llama", not after "Mixtral"

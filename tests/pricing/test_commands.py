@@ -1,12 +1,14 @@
 """refresh_prices and load_prices: the refresh from the shell, and the bundled data a fresh install loads."""
 
 import json
+from datetime import date
 from io import StringIO
 from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
 
+from pricing.management.commands.load_prices import history_line
 from pricing.models import Gpu, Offer, PriceSnapshot, Provider
 from pricing.selectors import current_offers
 
@@ -27,6 +29,20 @@ def test_load_prices_loads_gpus_and_the_shipped_dated_snapshot():
     assert Provider.objects.count() == 21
     assert Offer.objects.count() == 289
     assert "21 of 21 providers refreshed" in out and not err
+
+
+def test_load_prices_never_reports_a_fold_of_zero_gpus():
+    """The shipped snapshot is older than today, so today's fold finds no offer: the line says that in words."""
+    out, _ = run("load_prices")
+    history = out.splitlines()[-1]
+    assert history.startswith("price history of ") and ": 0 GPUs" not in history
+
+
+def test_price_history_line_says_what_was_folded():
+    day = date(2026, 12, 5)
+    assert history_line(day, 0) == "price history of 2026-12-05: no on-demand offers to fold"
+    assert history_line(day, 1) == "price history of 2026-12-05: 1 GPU with an on-demand price"
+    assert history_line(day, 12) == "price history of 2026-12-05: 12 GPUs with an on-demand price"
 
 
 def test_load_prices_twice_adds_no_duplicate_offers():

@@ -17,6 +17,7 @@ GLM = "zai-org/GLM-5.3-Flash"
 URLS = [
     "/healthz",
     "/robots.txt",
+    "/favicon.ico",
     "/llms.txt",
     "/sitemap.xml",
     "/sitemap-models.xml",

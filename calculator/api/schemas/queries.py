@@ -61,7 +61,7 @@ class CalculatorQuery(Schema):
     )
     context: Annotated[str | None, _documented({"type": "string", "pattern": TOKENS_PATTERN})] = Field(
         None,
-        description="tokens of context per request: 8192, 8K, 128k, 1M (K and M binary; default 8K), at most "
+        description="tokens of context per request: 8192, 8K, 128K, 1M (K and M binary; default 8K), at most "
         "the model's context window",
     )
     kv: Annotated[str | None, _documented({"type": "string", "enum": list(KV_DTYPES)})] = Field(
