@@ -12,13 +12,13 @@ share of the requests).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
 from calculator.estimation import Workload
 from calculator.estimation.speed.batching import simulate
-from calculator.estimation.speed.load_test import DATASETS, LoadResult, LoadTest
+from calculator.estimation.speed.load_test import DATASETS, Latency, LoadResult, LoadTest
 from calculator.estimation.speed.schedulers import engine_scheduler
 from calculator.estimation.speed.step_model import step_model
 from pricing.gpus import gpu_by_slug
@@ -122,31 +122,18 @@ def load_output_tps(case: Case) -> float:
     return _result(case).output_tokens_per_s
 
 
-@predictor("load_ttft_median_ms")
-def load_ttft_median_ms(case: Case) -> float:
-    return _result(case).ttft_s.median * 1000
+def _latency_ms(measure: str, statistic: str) -> Callable[[Case], float]:
+    """The predictor of a benchmark's ``measure`` ("ttft_s" or "tpot_s") at ``statistic`` ("mean", "median", "p99"),
+    in milliseconds."""
+
+    def predict(case: Case) -> float:
+        latency: Latency = getattr(_result(case), measure)
+        return float(getattr(latency, statistic)) * 1000
+
+    return predict
 
 
-@predictor("load_tpot_median_ms")
-def load_tpot_median_ms(case: Case) -> float:
-    return _result(case).tpot_s.median * 1000
-
-
-@predictor("load_ttft_mean_ms")
-def load_ttft_mean_ms(case: Case) -> float:
-    return _result(case).ttft_s.mean * 1000
-
-
-@predictor("load_ttft_p99_ms")
-def load_ttft_p99_ms(case: Case) -> float:
-    return _result(case).ttft_s.p99 * 1000
-
-
-@predictor("load_tpot_mean_ms")
-def load_tpot_mean_ms(case: Case) -> float:
-    return _result(case).tpot_s.mean * 1000
-
-
-@predictor("load_tpot_p99_ms")
-def load_tpot_p99_ms(case: Case) -> float:
-    return _result(case).tpot_s.p99 * 1000
+# load_ttft_median_ms, load_tpot_p99_ms, …: the time to first token and per output token at each statistic printed
+for _measure in ("ttft", "tpot"):
+    for _statistic in ("mean", "median", "p99"):
+        predictor(f"load_{_measure}_{_statistic}_ms")(_latency_ms(f"{_measure}_s", _statistic))
