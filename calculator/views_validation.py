@@ -194,6 +194,8 @@ def settings_text(settings: Any) -> list[str]:
             value = gpu.short_name  # "H100 SXM 80GB", not the catalog's slug
         elif name == "precision" and isinstance(value, str):
             value = precision_name(value)  # "INT8 W8A8", not the catalog's key
+        elif name == "engine" and isinstance(value, str):
+            value = engine_name(value)  # "vLLM", not the catalog's key
         elif name == "dataset" and isinstance(value, str):
             value = str(DATASET_LABELS.get(value, value))
         shown.append(f"{SETTING_LABELS.get(name, name)}: {value}")

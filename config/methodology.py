@@ -209,7 +209,7 @@ SOURCES: tuple[Source, ...] = (
         "kernel-measurements",
         "NVIDIA aiconfigurator",
         _("Measured kernel latencies per GPU and engine release (Apache-2.0)"),
-        "commit 095f58a5, 2026-08-21",
+        "2026-08-21",
         f"{GH}/ai-dynamo/aiconfigurator",
         _(
             "What one step costs where the engine's own kernels were measured: matrix products, the "

@@ -138,6 +138,7 @@ def test_readers_see_families_gpus_and_sources_in_words_and_no_ids_or_commits(cl
     assert not re.search(r"\bcommit\s+[0-9a-f]{7,}", shown, re.IGNORECASE)
     assert not re.search(r"@[0-9a-f]{7,}|\b[0-9a-f]{40}\b", shown)  # "planner @d3121e05", a commit in a link's text
     assert "Precision: INT8 W8A8" in shown and "Precision: w8a8" not in shown
+    assert "Engine: vLLM" in shown and "Engine: vllm" not in shown
     families = {row.select("td")[1].text for row in cases}
     assert "Dense" in families and "mla-moe" not in families and "dense-tied" not in families
     assert "GPU: H100 SXM 80GB" in shown and "GPU: h100-sxm" not in shown
