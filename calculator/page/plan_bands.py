@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 from calculator.estimation.plan.planner import Demand, monthly_range
 from calculator.validation.bands import THROUGHPUT_KINDS, Band, gpu_family, kept_band
-from pricing.gpus import gpu_by_slug
 
 from .planner import PlanAnswer, PlanRow
 
@@ -40,8 +39,7 @@ def _band(row: PlanRow, engine: str, family: str) -> Band | None:
     slug = row_gpu(row)
     if not slug:
         return None
-    gpu = gpu_by_slug(slug)
-    gpu_kind = gpu_family(slug) if gpu is not None else ""
+    gpu_kind = gpu_family(slug)
     if row.owned is not None and row.owned.machine:
         return kept_band(DESK_KIND, "llama.cpp", family, gpu_kind)
     return kept_band(THROUGHPUT_KINDS, engine, family, gpu_kind)

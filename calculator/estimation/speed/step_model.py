@@ -49,7 +49,6 @@ class HostCost:
     sequence_us: float
     eager_layer_us: float
     eager_moe_layer_us: float
-    source: str
 
 
 # One set for vLLM and SGLang, calibrated on the serving benchmarks of both engines on A100, H100 and H200
@@ -59,9 +58,9 @@ class HostCost:
 # costs add to the kernels' time rather than hide behind it, which the same grid preferred (docs/methodology.md §5.8).
 # TensorRT-LLM's C++ runtime is not calibrated: estimated from vLLM's step cost, without Python's per-layer launches.
 HOST_COSTS: dict[str, HostCost] = {
-    "vllm": HostCost(1.5, 40.0, 900.0, 500.0, "calibrated"),
-    "sglang": HostCost(1.5, 40.0, 900.0, 500.0, "calibrated"),
-    "tensorrt-llm": HostCost(1.0, 40.0, 0.0, 0.0, "estimated"),
+    "vllm": HostCost(1.5, 40.0, 900.0, 500.0),
+    "sglang": HostCost(1.5, 40.0, 900.0, 500.0),
+    "tensorrt-llm": HostCost(1.0, 40.0, 0.0, 0.0),
 }
 # The largest step a CUDA graph replays: vLLM V1 captures up to 512 tokens (max_cudagraph_capture_size,
 # vllm/config/compilation.py), V0 decode batches up to 256 (_BATCH_SIZES_TO_CAPTURE) and never a prompt; SGLang
