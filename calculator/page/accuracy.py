@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from calculator.estimation import Mode
-from calculator.validation.bands import Band, kept_band, validation_family
+from calculator.validation.bands import THROUGHPUT_KINDS, Band, kept_band, validation_family
 from models_catalog.architecture import ModelSpec
 
 # Which matrix kind checks the memory figure of each engine: vLLM's start-up KV memory tests the weights, the profile
@@ -35,7 +35,7 @@ class AccuracyNote:
 def accuracy_notes(mode: Mode, engine: str, framework: str, spec: ModelSpec) -> tuple[AccuracyNote, ...]:
     """The bands behind the summary's figures for this mode, engine (or fine-tuning framework) and model."""
     family = validation_family(spec)
-    wanted: list[tuple[str, str, str]] = []
+    wanted: list[tuple[str, str | tuple[str, ...], str]] = []
     if mode is Mode.INFERENCE:
         if engine in MEMORY_KINDS:
             kind, source = MEMORY_KINDS[engine]
@@ -43,12 +43,13 @@ def accuracy_notes(mode: Mode, engine: str, framework: str, spec: ModelSpec) -> 
         if engine in SPEED_ENGINES:
             wanted.append(("decode", "decode_tps", SPEED_ENGINES[engine]))
         if engine in LOAD_ENGINES:
-            wanted.append(("load", "load_total_tps", LOAD_ENGINES[engine]))
+            # the same throughput band the planner's rows and its note read (THROUGHPUT_KINDS)
+            wanted.append(("load", THROUGHPUT_KINDS, LOAD_ENGINES[engine]))
     else:
         wanted.append(("finetune", "finetune_peak", framework))
     notes = []
-    for what, kind, source in wanted:
-        band = kept_band(kind, source, family)
+    for what, kinds, source in wanted:
+        band = kept_band(kinds, source, family)
         if band is not None:
             notes.append(AccuracyNote(what, band))
     return tuple(notes)
