@@ -19,6 +19,7 @@ from .builders import Matrix
 from .commands import Commands
 from .context import ContextSection
 from .faq import Faq
+from .glance import Glance
 from .gpus import Gpus, OfferRow
 from .hosted import HostedRow, SelfHostVsApi
 from .inverse import Inverse
@@ -95,7 +96,29 @@ def summary_json(summary: Summary, work: PageWork) -> Members:
             "fits_one_gpu": summary.fits_one_gpu,
             "largest_gpu_name": summary.largest_gpu_name,
             "smallest_gpu_name": summary.smallest_gpu_name,
+            "glance": glance_json(summary.glance) if summary.glance else None,
         },
+    }
+
+
+def glance_json(glance: Glance) -> dict[str, Any]:
+    """The verdict and the need on common cards, as the page's summary shows them."""
+    cards = [
+        {
+            "gpu": card.gpu.slug,
+            "gpu_name": card.gpu.short_name,
+            "memory_gb": card.memory_gb,
+            "fit": card.fit.value,
+            "cards": card.count,
+            "own": card.own,
+        }
+        for card in glance.cards
+    ]
+    return {
+        "verdict": glance.verdict.value,
+        "verdict_gpu_name": glance.verdict_gpu,
+        "verdict_gpus": glance.verdict_count,
+        "cards": cards,
     }
 
 

@@ -12,6 +12,7 @@ from calculator.page.plan_kept import faq_plan
 from .commands import Commands, commands_section
 from .context import ContextSection, context_section
 from .faq import Faq, faq_section
+from .glance import glance, own_machine
 from .gpus import Gpus, largest_datacenter_gpu, smallest_single_gpu
 from .hosted import SelfHostVsApi, hosted_section
 from .inverse import Inverse, inverse_section
@@ -41,16 +42,28 @@ def build_summary(work: PageWork) -> Summary:
         training = [(need, mode, p) for (mode, p), need in work.needs.items() if mode is not Mode.INFERENCE]
         smallest_need, smallest_mode, precision = min(training, key=lambda t: (t[0], MODES.index(t[1])))
         smallest_label = precision_label(precision)
+    cheapest = work.gpus.ranking.cheapest
+    engine, per_gpu = work.setting.engine, per_gpu_overhead_bytes(work.breakdown)
+    at_a_glance = glance(
+        work.need,
+        engine,
+        per_gpu,
+        work.inputs.gpus,
+        work.startable_gpus,
+        own_machine(work.state, work.inputs.gpus),
+        (cheapest.gpu_name, cheapest.instance_gpus) if cheapest else None,
+    )
     return Summary(
         need_bytes=work.need,
         smallest_need_bytes=smallest_need,
         smallest_label=smallest_label,
         smallest_mode=smallest_mode,
-        cheapest=work.gpus.ranking.cheapest,
-        fits_one_gpu=largest is not None and work.need <= budget_bytes(largest, work.setting.engine),
+        cheapest=cheapest,
+        fits_one_gpu=largest is not None and work.need <= budget_bytes(largest, engine),
         largest_gpu_name=largest.short_name if largest else "",
         smallest_gpu_name=smallest_gpu.short_name if smallest_gpu else "",
-        accuracy=accuracy_notes(work.setting.mode, work.setting.engine, str(work.workload.framework), work.spec),
+        accuracy=accuracy_notes(work.setting.mode, engine, str(work.workload.framework), work.spec),
+        glance=at_a_glance,
     )
 
 

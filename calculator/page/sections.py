@@ -54,7 +54,8 @@ WORKLOAD_INPUTS = frozenset(
 SECTIONS: tuple[Section[Any], ...] = (
     Section(
         "summary",
-        reads=WORKLOAD_INPUTS | {"macos"},  # the headline cards above the results
+        # the headline, the need on common cards (and the reader's own machine), the cards
+        reads=WORKLOAD_INPUTS | {"macos", "rig", "rig_gpus"},
         build=builders.build_summary,
         template="calculator/_summary.html",
         json=as_json.summary_json,

@@ -13,6 +13,7 @@ from calculator.state import MAC_MEMORY_GIB, CalculatorState
 from pricing.gpus import GpuSpec
 
 from .accuracy import AccuracyNote
+from .glance import Glance
 from .gpus import gpu_index, smallest_single_gpu
 from .setting import PageEstimates
 
@@ -46,6 +47,7 @@ class Summary:
     smallest_gpu_name: str  # the smallest single GPU that holds the need, when one does
     smallest_mode: Mode = Mode.INFERENCE  # a fine-tuning page's smallest is the smallest fine-tuning need
     accuracy: tuple[AccuracyNote, ...] = ()  # how close these figures came to published measurements
+    glance: Glance | None = None  # the need against common card sizes, and the verdict the page leads with
 
 
 @dataclass(frozen=True, slots=True)

@@ -216,3 +216,30 @@ def test_long_blocks_few_readers_open_load_when_scrolled_to_and_link_to_the_page
     _, lora = _get(client, GLM + "?mode=lora&context=32K")
     url = next(d for d in lora.select("div", data_deferred=True) if d.attrs["id"] == "providers").attrs["hx-get"]
     assert "mode=lora" in url and "context=32K" in url and url.endswith("section=providers")
+
+
+def test_the_page_leads_with_a_verdict_and_the_need_on_cards_the_api_and_markdown_say_the_same(client, seed_site):
+    _, page = _get(client, GLM_FP16)
+
+    assert page.one(data_glance_verdict="split").text == "Needs 8 GPUs: 8 × H200 NVL 141GB is the cheapest setup"
+    cards = {li.attrs["data-gpu"]: (li.attrs["data-fit"], li.text) for li in page.select("li", data_fit=True)}
+    # 633 GB: five H200 hold it; an H100 node of 8 does not; its sparse attention does not start on an MI300X
+    assert cards["h200-sxm"] == ("split", "141 GB 5 cards H200 SXM")
+    assert cards["h100-sxm"][0] == "no" and cards["mi300x"][0] == "no"
+    assert list(cards) == ["rtx-4090", "l40s", "h100-sxm", "h200-sxm", "mi300x"]
+
+    api = client.get("/api/v1/estimate", {"model": "zai-org/GLM-5.3-Flash", "precision": "fp16"}).json()
+    glance = api["summary"]["glance"]
+    assert (glance["verdict"], glance["verdict_gpu_name"], glance["verdict_gpus"]) == ("split", "H200 NVL 141GB", 8)
+    assert {card["gpu"]: (card["fit"], card["cards"]) for card in glance["cards"]}["h200-sxm"] == ("split", 5)
+
+    markdown = client.get("/en/models/zai-org/GLM-5.3-Flash.md", {"precision": "fp16"}).content.decode()
+    assert "**Needs 8 GPUs: 8 × H200 NVL 141GB is the cheapest setup.**" in markdown
+    assert "141 GB (H200 SXM): 5 cards" in markdown
+
+
+def test_a_readers_own_machine_joins_the_cards(client, seed_site):
+    _, page = _get(client, "/en/models/meta-llama/Llama-3.1-8B-Instruct/?rig=rtx-3090&rig_gpus=2")
+    own = page.one("li", data_gpu="rtx-3090")
+    assert "fit-own" in own.attrs["class"] and own.attrs["data-fit"] == "runs"
+    assert own.text.endswith("yours: 2 × RTX 3090")

@@ -4,6 +4,7 @@ hosted APIs at the throughput a configuration sustains. Money is USD as a number
 from __future__ import annotations
 
 from datetime import date, datetime
+from typing import Literal
 
 from ninja import Field, Schema
 
@@ -73,6 +74,28 @@ class GpusOut(Schema):
     )
 
 
+class CardFitOut(Schema):
+    gpu: str = Field(..., description="the GPU type's slug, as in /api/v1/gpus")
+    gpu_name: str
+    memory_gb: int
+    fit: Literal["runs", "tight", "split", "no"] = Field(
+        ...,
+        description="runs: one card holds the need within the engine's default memory share; tight: only above it; "
+        "split: several cards of one node; no: not on one node, or the engine cannot start the model on this card",
+    )
+    cards: int = Field(..., description="the cards the engine runs the need on (0 for no)")
+    own: bool = Field(..., description="the reader's own machine (the rig settings)")
+
+
+class GlanceOut(Schema):
+    verdict: Literal["runs", "tight", "split", "no"]
+    verdict_gpu_name: str = Field(
+        ..., description="runs and tight: the smallest card that holds the need; split: the cheapest setup's card"
+    )
+    verdict_gpus: int = Field(..., description="split: the GPUs of the cheapest setup; 1 otherwise, 0 for no")
+    cards: list[CardFitOut] = Field(..., description="the need against cards of 24, 48, 80, 141 and 192 GB")
+
+
 class SummaryOut(Schema):
     need_bytes: int
     smallest_need_bytes: int
@@ -84,6 +107,7 @@ class SummaryOut(Schema):
     fits_one_gpu: bool
     largest_gpu_name: str
     smallest_gpu_name: str
+    glance: GlanceOut | None = Field(None, description="the verdict the page leads with and the need on common cards")
 
 
 class HostedOut(Schema):
