@@ -40,6 +40,14 @@ def format_number(value: float | int | None, digits: int = 0, locale: str | None
     return _formatted_number(value, max(0, digits), locale or current_locale())
 
 
+def format_share(share: float, locale: str | None = None) -> str:
+    """0.97 → '97 %'; 0.03 → '3.0 %' (en) / '3,0 %' (de); a share that rounds to nothing → '< 0.1 %'."""
+    locale = locale or current_locale()
+    if 0 < share < 0.0005:
+        return f"< {_formatted_number(0.1, 1, locale)}\u00a0%"
+    return f"{_formatted_number(share * 100, 0 if share >= 0.1 else 1, locale)}\u00a0%"
+
+
 # A page prints a few hundred numbers and most recur from page to page (the same sizes, prices and counts): Babel's
 # pattern.apply costs ~15 µs each, a remembered string well under 1 µs.
 @lru_cache(maxsize=65536)

@@ -289,7 +289,7 @@ def _row(result: Result) -> Row:
     error = result.error
     return Row(
         result=result,
-        model=str(case.settings.get("model", "")),
+        model=str(case.settings.get("model", "")).rpartition("/")[2],  # its name, as the catalog shows it
         engine=engine_name(case.engine),
         measured=case.measured,
         predicted=result.predicted,

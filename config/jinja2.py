@@ -19,10 +19,10 @@ from markupsafe import Markup, escape
 from calculator import labels
 from calculator.estimation import ENGINES, KV_DTYPES
 from calculator.estimation.engines.releases import ENGINE_RELEASE_LINES, release_label
-from calculator.formatting import format_day, format_gb, format_money, format_number
+from calculator.formatting import format_day, format_gb, format_money, format_number, format_share
 from calculator.state import Choice, release_field, tokens_label
 from calculator.term_text import term_formula, term_label
-from models_catalog.reader_names import licence_name, task_name
+from models_catalog.reader_names import licence_name, recorded_text, task_name
 
 
 def url(name: str, *args, **kwargs) -> str:
@@ -210,6 +210,7 @@ def _vocabulary() -> dict[str, Any]:
         "family_options": labels.family_options,
         "licence_name": licence_name,
         "task_name": task_name,
+        "recorded_text": recorded_text,
         "precision_name": labels.precision_name,
         "precision_note": lambda key: str(labels.PRECISION_NOTES.get(key, "")),
         "mode_change": lambda key: str(labels.MODE_CHANGES.get(key, "")),
@@ -258,6 +259,7 @@ def environment(**options) -> Environment:
             "money": format_money,
             "gb": format_gb,
             "day": format_day,
+            "share": format_share,
         }
     )
     return env

@@ -18,7 +18,7 @@ class Source:
     key: str  # the anchor on the page: #source-<key>
     publisher: str | Promise
     title: str | Promise
-    version: str | Promise  # commit and date, or the date of the page
+    version: str | Promise  # the date of the source as read (its commit is in the link), or the date of the page
     url: str
     backs: Promise
 
@@ -39,12 +39,12 @@ SOURCES: tuple[Source, ...] = (
     ),
     Source(
         "vllm",
-        "vLLM (vllm-project/vllm)",
+        "vLLM",
         "vllm/v1/kv_cache_interface.py, vllm/config/cache.py, vllm/v1/core/kv_cache_utils.py, "
         "vllm/v1/worker/gpu_worker.py, vllm/v1/worker/gpu_model_runner.py, "
         "vllm/model_executor/models/config.py, vllm/model_executor/layers/quantization/awq.py and gptq.py; "
         "docs/features/quantization/int8 (INT8 W8A8: llm-compressor's scheme, lm_head ignored)",
-        _("versions of 2026; hybrid-model page padding at commit 1936cf38"),
+        _("versions of 2026"),
         f"{GH}/vllm-project/vllm",
         _(
             "KV cache in 16-token blocks, sliding-window and hybrid-model pages, KV heads per GPU, the profiled "
@@ -53,15 +53,15 @@ SOURCES: tuple[Source, ...] = (
     ),
     Source(
         "llm-d",
-        "llm-d project (llm-d/llm-d-benchmark)",
+        "llm-d benchmark",
         "config_explorer/empirical-vllm-memory-results.md",
-        _("commit 25933486, 2025"),
+        _("2025"),
         f"{GH}/llm-d/llm-d-benchmark/blob/25933486/config_explorer/empirical-vllm-memory-results.md",
         _("vLLM start-up logs on an H100: loaded weights, activation peak and KV-cache memory per model."),
     ),
     Source(
         "sglang",
-        "SGLang (sgl-project/sglang)",
+        "SGLang",
         "python/sglang/srt/server_args.py, python/sglang/srt/model_executor/model_runner.py",
         _("versions of 2026"),
         f"{GH}/sgl-project/sglang",
@@ -77,18 +77,18 @@ SOURCES: tuple[Source, ...] = (
     ),
     Source(
         "ggml",
-        "ggml (ggml-org/ggml)",
+        "ggml",
         "src/ggml-common.h",
-        _("commit d99724f2, 2026-08-21"),
+        _("Aug 21, 2026"),
         f"{GH}/ggml-org/ggml/blob/d99724f2/src/ggml-common.h",
         _("The block size of every GGUF quantization type."),
     ),
     Source(
         "llama-cpp",
-        "llama.cpp (ggml-org/llama.cpp)",
+        "llama.cpp",
         "src/llama-quant.cpp, tools/quantize/quantize.cpp, src/llama-kv-cache.cpp, src/llama-kv-cache-iswa.cpp, "
         "src/llama-context.cpp, src/llama-memory-recurrent.cpp",
-        _("commit ec98e2002, 2026-05"),
+        _("May 2026"),
         f"{GH}/ggml-org/llama.cpp/tree/ec98e2002",
         _(
             "Which tensors each GGUF type stores at which precision, context padding to 256 tokens, sliding-window "
@@ -97,7 +97,7 @@ SOURCES: tuple[Source, ...] = (
     ),
     Source(
         "llama-cpp-19067",
-        "llama.cpp (ggml-org/llama.cpp)",
+        "llama.cpp",
         _("pull request 19067"),
         "2026-01",
         f"{GH}/ggml-org/llama.cpp/pull/19067",
@@ -105,9 +105,9 @@ SOURCES: tuple[Source, ...] = (
     ),
     Source(
         "ollama",
-        "Ollama (ollama/ollama)",
+        "Ollama",
         "fs/ggml/ggml.go (GraphSize, kvCacheBytesPerElement), envconfig/config.go, docs/faq.mdx",
-        _("commit fb307609, 2026-08-21"),
+        _("Aug 21, 2026"),
         f"{GH}/ollama/ollama/blob/fb307609/fs/ggml/ggml.go",
         _("Ollama’s compute-graph estimate and bytes per element of quantized KV caches."),
     ),
@@ -115,13 +115,13 @@ SOURCES: tuple[Source, ...] = (
         "mlx",
         "MLX (ml-explore/mlx, ml-explore/mlx-lm)",
         "mlx: python/src/ops.cpp; mlx-lm: mlx_lm/utils.py, mlx_lm/models/cache.py, mlx_lm/generate.py",
-        _("mlx commit 846d1762, mlx-lm commit d78bf58e, 2026-08-22"),
+        _("Aug 22, 2026"),
         f"{GH}/ml-explore/mlx-lm/blob/d78bf58e/mlx_lm/models/cache.py",
         _("MLX quantization in groups of 64 with a 16-bit scale and bias, KV cache in 256-token steps."),
     ),
     Source(
         "transformers",
-        "Hugging Face (huggingface/transformers)",
+        "Hugging Face Transformers",
         "models/deepseek_v3/modeling_deepseek_v3.py, utils/quantization_config.py (BitsAndBytesConfig)",
         _("versions of 2026"),
         f"{GH}/huggingface/transformers",
@@ -129,15 +129,15 @@ SOURCES: tuple[Source, ...] = (
     ),
     Source(
         "hub",
-        "Hugging Face (huggingface/huggingface_hub)",
+        "Hugging Face Hub client",
         "src/huggingface_hub/hf_api.py (get_safetensors_metadata)",
-        _("commit ee0a4510, 2026-08-20"),
+        _("Aug 20, 2026"),
         f"{GH}/huggingface/huggingface_hub/blob/ee0a4510/src/huggingface_hub/hf_api.py",
         _("Parameter counts read from a checkpoint’s safetensors headers."),
     ),
     Source(
         "deepseek-v3",
-        "DeepSeek-AI (deepseek-ai/DeepSeek-V3)",
+        "DeepSeek-AI, DeepSeek-V3 repository",
         "README.md, README_WEIGHTS.md",
         "2024-12",
         f"{GH}/deepseek-ai/DeepSeek-V3/blob/main/README_WEIGHTS.md",
@@ -153,25 +153,25 @@ SOURCES: tuple[Source, ...] = (
     ),
     Source(
         "bitsandbytes",
-        "bitsandbytes (bitsandbytes-foundation/bitsandbytes)",
+        "bitsandbytes",
         "bitsandbytes/functional.py, bitsandbytes/nn/modules.py, bitsandbytes/optim/optimizer.py",
-        _("commit 95f9af30, 2026-08-19"),
+        _("Aug 19, 2026"),
         f"{GH}/bitsandbytes-foundation/bitsandbytes/tree/95f9af30",
         _("NF4 with double quantization; 8-bit optimizer states in blocks of 256."),
     ),
     Source(
         "peft",
-        "Hugging Face (huggingface/peft)",
+        "Hugging Face PEFT",
         "src/peft/tuners/lora/layer.py, src/peft/tuners/lora/config.py, src/peft/utils/other.py",
-        _("commit 5d602fdb, 2026-08-21"),
+        _("Aug 21, 2026"),
         f"{GH}/huggingface/peft/tree/5d602fdb",
         _("LoRA rank 8 by default, adapters in fp32, other tensors cast to fp32 for QLoRA."),
     ),
     Source(
         "deepspeed",
-        "DeepSpeed (deepspeedai/DeepSpeed)",
+        "DeepSpeed",
         "docs/code-docs/source/memory.rst, deepspeed/runtime/zero/",
-        _("commit edaa7221, 2026-08-22"),
+        _("Aug 22, 2026"),
         f"{GH}/deepspeedai/DeepSpeed/blob/edaa7221/docs/code-docs/source/memory.rst",
         _("What ZeRO stages 1, 2 and 3 split across GPUs."),
     ),

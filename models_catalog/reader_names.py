@@ -7,6 +7,8 @@ and its pipeline tags); an id not listed here is shown as the Hub writes it.
 
 from __future__ import annotations
 
+import re
+
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
@@ -60,3 +62,19 @@ def task_name(task: str) -> str:
         return ""
     named = TASK_NAMES.get(task.strip().lower())
     return str(named) if named is not None else task
+
+
+# A commit a recorded text pins ("org/repo@f12e0fe…", "commit d99724f2"): the link carries it, the reader reads past it.
+_PINNED = re.compile(r"@[0-9a-f]{7,40}\b")
+_COMMIT = re.compile(r"\s*\bcommit [0-9a-f]{7,40}\b,?")
+_TASK_TAGS = re.compile(r"(?<![\w/-])(" + "|".join(re.escape(tag) for tag in TASK_NAMES) + r")(?![\w/-])")
+
+
+def recorded_text(text: str) -> str:
+    """A text recorded from a source (a fact's value, how a source is cited) as a reader reads it: without commit
+    hashes, and with the Hub's pipeline tags by their names ("vision (image-text-to-text)" → "vision (Image and text
+    to text)")."""
+    if not text:
+        return text
+    text = _COMMIT.sub("", _PINNED.sub("", text))
+    return _TASK_TAGS.sub(lambda tag: str(TASK_NAMES[tag.group(1)]), text)

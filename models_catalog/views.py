@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from models_catalog import import_requests, new_models, selectors
+from models_catalog.chips import active_filter_count, quick_chips
 from models_catalog.client import client_address
 from models_catalog.forms import CatalogQueryForm, HubIdForm, SuggestQueryForm
 from models_catalog.hub_ids import HubId, InvalidHubId, parse_hub_id
@@ -72,6 +73,8 @@ def model_list(request: HttpRequest) -> HttpResponse:
         "close_matches": close,
         "query_errors": sorted(form.errors),
         "machine": machine,
+        "chips": quick_chips(base, filters),
+        "active_filters": active_filter_count(filters),
         # a link that asks for "runs on my machine" where this browser remembers no machine: the list is unfiltered
         "machine_missing": bool(values["machine"]) and machine is None,
     }

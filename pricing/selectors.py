@@ -49,6 +49,14 @@ class ProviderStatus:
     # it unchanged): what "prices confirmed" means to a reader, not the time a refresh ran
     newest_capture: datetime | None = None
 
+    @property
+    def refresh_outcome(self) -> str | None:
+        """What the latest refresh brought, as a reader would put it: a refresh that ran but left only old prices
+        ("stale") did not bring new ones, whatever it wrote."""
+        if self.stale and self.last_outcome in ("success", "unchanged"):
+            return "stale"
+        return self.last_outcome
+
 
 @dataclass(frozen=True, slots=True)
 class PricePoint:

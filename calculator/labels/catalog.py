@@ -17,6 +17,7 @@ from django.utils.translation import gettext_lazy as _
 from models_catalog.architecture import NoteKey, SpecNote
 from models_catalog.architecture.notes import NoteValue
 from models_catalog.naming import natural_key
+from models_catalog.reader_names import recorded_text
 
 from .choices import in_words
 
@@ -128,7 +129,7 @@ def source_detail(text: str) -> str:
 def data_text(text: str) -> str:
     """A text our data files hold (a build's quality note, how a document is cited) in the reader's language where
     the message catalog has it (``reference_facts.json`` texts are extracted into it); any other text as it is."""
-    return gettext(text) if text else text
+    return recorded_text(gettext(text)) if text else text
 
 
 # The architecture reader's notes on a model (a key and figures in the pure core), as the reader's language says them.

@@ -25,6 +25,7 @@ REFRESH_OUTCOMES = {
     "unchanged": _("prices unchanged"),
     "empty": _("no offers returned"),
     "failed": _("failed"),
+    "stale": _("no current prices"),
 }
 
 

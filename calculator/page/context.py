@@ -54,6 +54,11 @@ class ContextSection:
     headroom: Headroom | None
     chart: Chart | None  # the points and the budget lines in range, drawn; None below two points
 
+    @property
+    def ends(self) -> tuple[ContextPoint, ContextPoint] | None:
+        """The shortest and the longest context drawn (the chapter's one-line summary), None below two points."""
+        return (self.points[0], self.points[-1]) if len(self.points) > 1 else None
+
 
 def _context_points(max_ctx: int | None, current: int) -> tuple[int, ...]:
     limit = max_ctx or PRESET_CONTEXTS[-1]

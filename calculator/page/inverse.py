@@ -50,6 +50,11 @@ class Inverse:
     concurrency: int
     rows: tuple[InverseRow, ...]
 
+    @property
+    def widest_fitting(self) -> InverseRow | None:
+        """The widest precision that fits at all (the chapter's one-line summary)."""
+        return next((row for row in self.rows if row.max_context), None)
+
 
 def inverse_section(
     estimates: PageEstimates, state: CalculatorState, spec: ModelSpec, gpus: Sequence[GpuSpec]

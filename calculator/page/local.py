@@ -48,6 +48,16 @@ class Local:
     macs: tuple[MacVerdict, ...]
     options: tuple[tuple[str, int], ...]  # (label, need) from smallest to largest, what the verdicts chose from
 
+    @property
+    def fitting_gpus(self) -> int:
+        """The common cards one of which holds some precision or build."""
+        return sum(1 for verdict in self.gpus if verdict.best)
+
+    @property
+    def smallest_mac_gib(self) -> int | None:
+        """The smallest Mac that runs it, as it is or after raising its GPU memory limit."""
+        return min((mac.ram_gib for mac in self.macs if mac.verdict != "no"), default=None)
+
 
 def local_section(
     estimates: PageEstimates, state: CalculatorState, builds: Sequence[Build], gpus: Sequence[GpuSpec]

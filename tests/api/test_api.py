@@ -7,6 +7,7 @@ $19.12 per hour) are the model page's (tests/calculator/test_model_page.py), pri
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from django.core.management import call_command
 from django.http import QueryDict
 from openapi_spec_validator import validate
 
+from calculator.api.docs import EXAMPLE_MODEL, EXAMPLES
 from calculator.api.schemas import CalculatorQuery
 from calculator.page import model_page
 from calculator.page import sources as page_data
@@ -361,9 +363,28 @@ def test_docs_page_lists_every_operation_from_this_origin(client):
     html = response.content.decode()
     assert 'data-operation="GET /api/v1/estimate"' in html
     assert 'data-operation="POST /api/v1/estimate"' in html
-    assert "<script" not in html and "https://" not in html.split("<body>")[0]
+    # only the site's own scripts and stylesheets (the Content-Security-Policy allows 'self' alone)
+    assert re.findall(r"<script(?! src=\"/static/)", html) == []
+    assert re.findall(r'<link rel="stylesheet" href="(?!/static/)', html) == []
     assert '<header class="site-header">' in html and '<a class="site-name" href="/en/">' in html  # a way back
-    assert "8192, 8K, 128K, 1M" in html and "128k" not in html  # token counts as the pages write them
+    # token counts as the pages write them
+    assert "<code>8192</code>, <code>8K</code>, <code>128K</code>, <code>1M</code>" in html and "128k" not in html
+
+
+def test_every_example_request_of_the_docs_page_answers_on_the_bundled_data(client, seed_site):
+    """The docs page's examples (calculator/api/docs.py EXAMPLES) name models, GPUs and providers the bundled data
+    holds: each answers 200 with something in it, the POST with the catalog model's config.json as its body."""
+    schema = _json(client.get("/api/v1/openapi.json"))
+    operations = {(method.upper(), path) for path, item in schema["paths"].items() for method in item}
+    assert set(EXAMPLES) == operations
+
+    config = json.loads((SHIPPED / EXAMPLE_MODEL / "config.json").read_text())
+    for (method, _path), target in EXAMPLES.items():
+        if method == "GET":
+            body = _json(client.get(target))
+        else:
+            body = _json(client.post(target, json.dumps({"config": config}), content_type="application/json"))
+        assert body, target
 
 
 def test_the_macos_version_is_a_parameter_of_the_mac_verdicts(client, seed_site):

@@ -87,10 +87,22 @@ def test_inverse_question_fields_outside_the_form_update_the_state(browser_page,
     page = browser_page
     page.goto(GLM + "?precision=int4")
     page.wait_for_function("() => window.htmx !== undefined")
+    assert not page.locator("#f-gpu").is_visible()  # a chapter, closed until the reader opens it
+    page.click("#inverse-more > summary")
     page.select_option("#f-gpu", "mi300x")
     page.wait_for_function("() => location.search.includes('gpu=mi300x')")
     assert "precision=int4" in page.url  # the main form's state travels along
     page.wait_for_function("() => document.querySelector('#inverse-caption').textContent.includes('MI300X')")
+    assert page.locator("#f-gpu").is_visible()  # re-rendered in place, still open
+
+
+def test_the_section_menu_opens_the_chapter_it_links_to(browser_page, seed_site):
+    page = browser_page
+    page.goto(GLM)
+    page.wait_for_function("() => window.htmx !== undefined")
+    assert page.evaluate("() => document.querySelector('#context-more').open") is False
+    page.click(".page-menu a[href='#context']")
+    page.wait_for_function("() => document.querySelector('#context-more').open")
 
 
 def test_the_form_works_without_javascript(chromium_browser, live_server, seed_site):

@@ -36,15 +36,18 @@ def test_seed_model_headline_is_what_vllm_allocates(client, seed_site):
     ).text.replace("1 request at a time", "1 concurrent request")
 
 
-def test_breakdown_prints_each_term_with_its_formula(client, seed_site):
+def test_breakdown_prints_each_term_with_its_share_and_its_formula_behind_show_the_math(client, seed_site):
     _, page = _get(client, GLM_FP16)
 
     table = page.one("table", **{"class": "breakdown"})
     weights = table.one("tr", data_term="weights")
-    assert "628 GB" in weights.text
-    assert "313,867,932,384 parameters × 16 bits ÷ 8" in weights.text
-    overhead = table.one("tr", data_term="overhead")
-    assert "5.3 GB" in overhead.text and "start-up budget" in overhead.text and "10 %" not in overhead.text
+    assert "628 GB" in weights.text and "99 %" in weights.text.replace("\xa0", " ")
+    math = page.one("details", id="breakdown-math")
+    assert "open" not in math.attrs and math.one("summary").text == "Show the math"
+    assert math.one("dd", data_term="weights").text.startswith("313,867,932,384 parameters × 16 bits ÷ 8")
+    overhead = math.one("dd", data_term="overhead").text
+    assert "5.3 GB" in table.one("tr", data_term="overhead").text
+    assert "start-up budget" in overhead and "10 %" not in overhead
     assert table.one("td", data_total_bytes=True).text == "633 GB"
     # the stacked bar draws one segment per term held on the GPUs
     assert len(page.one("svg", **{"class": "stacked-bar"}).select("rect")) == len(

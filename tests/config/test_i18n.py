@@ -8,7 +8,7 @@ from babel.messages.extract import extract_from_file
 from babel.messages.pofile import read_po
 from django.utils import translation
 
-from calculator.formatting import format_day, format_gb, format_money, format_number
+from calculator.formatting import format_day, format_gb, format_money, format_number, format_share
 
 ROOT = Path(__file__).resolve().parents[2]
 JINJA = {"extensions": "jinja2.ext.i18n"}  # babel.cfg's options for templates
@@ -76,6 +76,9 @@ def test_numbers_and_money_follow_the_locale():
     assert format_gb(377_487_360, locale="de") == "0,38\xa0GB"
     assert format_gb(708_280_000_000, locale="en") == "708\xa0GB"
     assert format_gb(5_661_000_000_000, locale="en") == "5,661\xa0GB"
+    # a part's share of the GPU total: whole percent from 10 %, one decimal below, never a bare "0"
+    assert (format_share(0.97, "en"), format_share(0.03, "de")) == ("97\xa0%", "3,0\xa0%")
+    assert format_share(0.0004, "de") == "< 0,1\xa0%"
 
 
 def test_dates_follow_the_locale():

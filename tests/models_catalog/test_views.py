@@ -363,3 +363,19 @@ def test_family_filter_lists_families_by_the_name_the_reader_sees(client, catalo
     names = [option.text for option in select.select("option") if option.attrs["value"]]
     assert "Llama 3.2 Vision" in names and "Mixtral" in names
     assert names == sorted(names, key=naming.natural_key)  # "Llama 3.2 Vision" beside "Llama", not after "Mixtral"
+
+
+def test_quick_filter_chips_turn_a_filter_on_and_off_and_keep_the_others(client, catalog):
+    page = parse(client.get("/en/models/?size=over-150&page=2").content)
+    chips = {a.text: a for a in page.one("nav", **{"class": "chips"}).select("a")}
+    moe = chips["Mixture of experts"]
+    assert "aria-current" not in moe.attrs
+    assert moe.attrs["href"] == "/en/models/?size=over-150&moe=moe"  # from the first page, the size filter kept
+
+    on = parse(client.get("/en/models/?size=over-150&moe=moe").content)
+    chip = next(a for a in on.one("nav", **{"class": "chips"}).select("a") if a.text == "Mixture of experts")
+    assert chip.attrs["aria-current"] == "true" and chip.attrs["href"] == "/en/models/?size=over-150"
+    # two filters on: "All filters" opens and says so
+    details = on.one("details", **{"class": "all-filters"})
+    assert "open" in details.attrs and details.one("summary").text == "All filters (2 on)"
+    assert "open" not in parse(client.get("/en/models/").content).one("details", **{"class": "all-filters"}).attrs

@@ -10,7 +10,13 @@ from django.core.management import call_command
 from pricing.bundled import gpus_sync
 from pricing.models import Gpu, Offer, PriceSnapshot, Provider
 from pricing.price_index import price_history_settle
-from pricing.selectors import current_offers, price_history, prices_captured_at, provider_statuses
+from pricing.selectors import (
+    ProviderStatus,
+    current_offers,
+    price_history,
+    prices_captured_at,
+    provider_statuses,
+)
 from pricing.services import offers_refresh
 
 pytestmark = pytest.mark.django_db
@@ -122,3 +128,13 @@ def test_footer_shows_the_price_capture_date_in_each_language(seed, client):
     assert 'data-captured="2026-11-13"' in english
     assert "Prices captured Nov 13, 2026." in english
     assert "Preise erfasst am 13. Nov. 2026." in german
+
+
+def test_a_refresh_that_left_only_old_prices_reads_as_no_current_prices():
+    def status(outcome: str, stale: bool) -> ProviderStatus:
+        return ProviderStatus("runpod", "RunPod", "", "", True, None, outcome, "", None, 3, stale)
+
+    assert status("success", stale=True).refresh_outcome == "stale"
+    assert status("unchanged", stale=True).refresh_outcome == "stale"
+    assert status("success", stale=False).refresh_outcome == "success"
+    assert status("failed", stale=True).refresh_outcome == "failed"  # the failure is the news

@@ -6,7 +6,7 @@ from ninja import Field, Schema
 
 
 class ErrorBody(Schema):
-    code: str = Field(..., description="machine-readable: bad_parameter, not_found, too_large, ...")
+    code: str = Field(..., description="machine-readable: `bad_parameter`, `not_found`, `too_large`, ...")
     message: str
     parameters: dict[str, str] = Field(default_factory=dict, description="each bad parameter and what is wrong")
 

@@ -19,7 +19,7 @@ class SettingOut(Schema):
     context: int
     concurrency: int
     kv: str
-    vllm_version: str | None = Field(None, description="the vLLM release line the figures are for (engine vllm)")
+    vllm_version: str | None = Field(None, description="the vLLM release line the figures are for (engine `vllm`)")
     engine_version: str | None = Field(
         None, description="the release line of the engine the figures are for (vLLM, SGLang, llama.cpp, MLX-LM)"
     )
@@ -54,31 +54,31 @@ class BreakdownOut(Schema):
 class WeightsSourceOut(Schema):
     kind: str = Field(
         ...,
-        description="where the command's weights come from: released (the model's own repository), published (a "
-        "published build), on_the_fly (the engine quantizes the 16-bit weights as it loads them), converted (the "
-        "first lines make the build), none (no command)",
+        description="where the command's weights come from: `released` (the model's own repository), `published` (a "
+        "published build), `on_the_fly` (the engine quantizes the 16-bit weights as it loads them), `converted` (the "
+        "first lines make the build), `none` (no command)",
     )
-    model: str = Field(..., description="what the engine is pointed at; empty when kind is none")
+    model: str = Field(..., description="what the engine is pointed at; empty when `kind` is `none`")
     repo: str = Field(..., description="the repository the weights come from")
-    quantization: str = Field(..., description="the engine's on-the-fly method (fp8, bitsandbytes), or empty")
+    quantization: str = Field(..., description="the engine's on-the-fly method (`fp8`, `bitsandbytes`), or empty")
     missing: str | None = Field(
         ...,
-        description="why there is no command: no_wider_build, no_build, wrong_format, not_from_release or "
-        "no_engine_build",
+        description="why there is no command: `no_wider_build`, `no_build`, `wrong_format`, `not_from_release` or "
+        "`no_engine_build`",
     )
     precision: str = Field(..., description="the precision the command runs")
     released: str = Field(..., description="the precision the model's own repository holds")
 
 
 class CommandsOut(Schema):
-    cloud_engine: str = Field(..., description="the engine the cloud command starts: vllm or sglang")
+    cloud_engine: str = Field(..., description="the engine the cloud command starts: `vllm` or `sglang`")
     cloud: str | None = Field(
-        ..., description="shell lines that start the cheapest configuration; null for fine-tuning or when none fits"
+        ..., description="shell lines that start the cheapest configuration; `null` for fine-tuning or when none fits"
     )
     cloud_gpus: int | None = Field(..., description="GPUs the cloud command runs the model on")
     mac_gib: int | None = Field(..., description="unified memory of the smallest Mac that holds the model (MLX)")
     mac: str | None = Field(..., description="shell lines that start it there, with the sysctl line when needed")
-    cloud_source: WeightsSourceOut | None = Field(..., description="the cloud command's weights; null with no offer")
+    cloud_source: WeightsSourceOut | None = Field(..., description="the cloud command's weights; `null` with no offer")
     mac_source: WeightsSourceOut | None = Field(..., description="the Mac command's weights")
 
 
@@ -168,7 +168,7 @@ class LocalGpuOut(Schema):
 
 class MacOut(Schema):
     ram_gib: int
-    verdict: str = Field(..., description="fits, raise (after raising the GPU memory limit) or no")
+    verdict: str = Field(..., description="`fits`, `raise` (after raising the GPU memory limit) or `no`")
     best: str | None
     best_need_bytes: int | None
     wired_limit_mb: int | None
@@ -182,15 +182,17 @@ class LocalOut(Schema):
 
 
 class RigRowOut(Schema):
-    file_type: str = Field(..., description="GGUF file type, e.g. Q4_K_M")
+    file_type: str = Field(..., description="GGUF file type, e.g. `Q4_K_M`")
     fits: bool
-    placement: str = Field(..., description="gpu, experts_cpu, n_cpu_moe, layers or none")
+    placement: str = Field(..., description="`gpu`, `experts_cpu`, `n_cpu_moe`, `layers` or `none`")
     gpu_layers: int
     cpu_moe_layers: int
     gpu_bytes: int
     host_bytes: int
-    tokens_per_s: float | None = Field(..., description="estimated, one request; null when it does not fit")
-    limit: str = Field(..., description="what bounds the speed: gpu_bandwidth, ram_bandwidth, overhead or unknown")
+    tokens_per_s: float | None = Field(..., description="estimated, one request; `null` when it does not fit")
+    limit: str = Field(
+        ..., description="what bounds the speed: `gpu_bandwidth`, `ram_bandwidth`, `overhead` or `unknown`"
+    )
 
 
 class RigOut(Schema):
@@ -201,8 +203,8 @@ class RigOut(Schema):
     context: int
     rows: list[RigRowOut] = Field(..., description="llama.cpp on the machine, widest file type first")
     best_file_type: str | None
-    command: str | None = Field(..., description="llama-server for the widest file type that fits")
-    source: WeightsSourceOut | None = Field(..., description="where that file comes from; null when nothing fits")
+    command: str | None = Field(..., description="`llama-server` for the widest file type that fits")
+    source: WeightsSourceOut | None = Field(..., description="where that file comes from; `null` when nothing fits")
 
 
 class FaqItemOut(Schema):
@@ -212,17 +214,19 @@ class FaqItemOut(Schema):
 
 
 class AccuracyOut(Schema):
-    checks: str = Field(..., description="which figure: memory, decode (per request), load (under load), finetune")
-    kind: str = Field(..., description="the validation matrix's kind of measurement (GET /validation lists them)")
+    checks: str = Field(
+        ..., description="which figure: `memory`, `decode` (per request), `load` (under load), `finetune`"
+    )
+    kind: str = Field(..., description="the validation matrix's kind of measurement (`GET /validation` lists them)")
     engine: str
-    family: str | None = Field(..., description="architecture family of the rows; null: every family of the engine")
+    family: str | None = Field(..., description="architecture family of the rows; `null`: every family of the engine")
     published_runs: int
     within_percent: int = Field(..., description="nine of ten published runs are within ± this percent")
     within_tolerance: int = Field(..., description="runs within the matrix's own tolerance for the kind")
 
 
 class EstimateOut(Schema):
-    model: str | None = Field(..., description="catalog id; null for an inline config")
+    model: str | None = Field(..., description="catalog id; `null` for an inline config")
     parameters: dict[str, Any] = Field(..., description="the calculator state the numbers are for")
     setting: SettingOut
     accuracy: list[AccuracyOut] = Field(
@@ -240,7 +244,8 @@ class EstimateOut(Schema):
     inverse: InverseOut | None
     local: LocalOut
     rig: RigOut | None = Field(
-        ..., description="the reader's machine (rig, rig_gpus, ram): where llama.cpp puts each file type, how fast"
+        ...,
+        description="the reader's machine (`rig`, `rig_gpus`, `ram`): where llama.cpp puts each file type, how fast",
     )
     api: BreakEvenOut
     faq: list[FaqItemOut] = Field(..., description="the model's common questions, answered from these figures")

@@ -19,18 +19,19 @@ class OfferOut(Schema):
     pricing_kind: str
     gpus_needed: int = Field(..., description="GPUs the memory needs")
     engine_gpus: int | None = Field(
-        ..., description="GPUs an engine (vLLM, SGLang) runs the model on: tensor_parallel × pipeline_parallel"
+        ..., description="GPUs an engine (vLLM, SGLang) runs the model on: `tensor_parallel` × `pipeline_parallel`"
     )
     tensor_parallel: int | None = Field(None, description="tensor-parallel degree of that split")
     pipeline_parallel: int | None = Field(None, description="pipeline stages of that split")
     attention_data_parallel: int | None = Field(
         None,
-        description="GPUs that each run attention for their own requests (SGLang --enable-dp-attention, vLLM "
-        "--data-parallel-size with --enable-expert-parallel); 1: plain tensor parallelism",
+        description="GPUs that each run attention for their own requests (SGLang `--enable-dp-attention`, vLLM "
+        "`--data-parallel-size` with `--enable-expert-parallel`); `1`: plain tensor parallelism",
     )
     instance_gpus: int = Field(
         ...,
-        description="GPUs in the instance as sold, all billed: per_hour_usd = instance_gpus × price_per_gpu_hour_usd",
+        description="GPUs in the instance as sold, all billed: `per_hour_usd` = `instance_gpus` × "
+        "`price_per_gpu_hour_usd`",
     )
     idle_gpus: int | None = Field(None, description="GPUs of the instance the engine's split leaves unused")
     price_per_gpu_hour_usd: float
@@ -55,7 +56,7 @@ class GpuCountOut(Schema):
 
 class KernelRuleOut(Schema):
     engine: str
-    feature: str = Field(..., description="the model's feature that needs the kernels (sparse_attention)")
+    feature: str = Field(..., description="the model's feature that needs the kernels (`sparse_attention`)")
     architectures: list[str] = Field(..., description="the GPU architectures the engine has the kernels for")
     source: str
     reason: str = Field(..., description="why other GPU types are not ranked, in words")
@@ -75,24 +76,24 @@ class GpusOut(Schema):
 
 
 class CardFitOut(Schema):
-    gpu: str = Field(..., description="the GPU type's slug, as in /api/v1/gpus")
+    gpu: str = Field(..., description="the GPU type's slug, as in `/api/v1/gpus`")
     gpu_name: str
     memory_gb: int
     fit: Literal["runs", "tight", "split", "no"] = Field(
         ...,
-        description="runs: one card holds the need within the engine's default memory share; tight: only above it; "
-        "split: several cards of one node; no: not on one node, or the engine cannot start the model on this card",
+        description="`runs`: one card holds the need within the engine's default memory share; `tight`: only above it; "
+        "`split`: several cards of one node; `no`: not on one node, or the engine cannot start the model on this card",
     )
-    cards: int = Field(..., description="the cards the engine runs the need on (0 for no)")
+    cards: int = Field(..., description="the cards the engine runs the need on (`0` for `no`)")
     own: bool = Field(..., description="the reader's own machine (the rig settings)")
 
 
 class GlanceOut(Schema):
     verdict: Literal["runs", "tight", "split", "no"]
     verdict_gpu_name: str = Field(
-        ..., description="runs and tight: the smallest card that holds the need; split: the cheapest setup's card"
+        ..., description="`runs` and `tight`: the smallest card that holds the need; `split`: the cheapest setup's card"
     )
-    verdict_gpus: int = Field(..., description="split: the GPUs of the cheapest setup; 1 otherwise, 0 for no")
+    verdict_gpus: int = Field(..., description="`split`: the GPUs of the cheapest setup; `1` otherwise, `0` for `no`")
     cards: list[CardFitOut] = Field(..., description="the need against cards of 24, 48, 80, 141 and 192 GB")
 
 
@@ -101,7 +102,7 @@ class SummaryOut(Schema):
     smallest_need_bytes: int
     smallest_label: str
     smallest_mode: str = Field(
-        ..., description="the mode of the smallest need: inference on an inference page, a fine-tuning mode otherwise"
+        ..., description="the mode of the smallest need: `inference` on an inference page, a fine-tuning mode otherwise"
     )
     cheapest: OfferOut | None
     fits_one_gpu: bool
@@ -129,8 +130,8 @@ class SustainedOut(Schema):
     concurrency: int = Field(..., description="requests at a time the configuration holds at the floor")
     tokens_per_s: float = Field(..., description="all of them together, low end of the estimate")
     per_request_tokens_per_s: float = Field(..., description="what each request sees, low end")
-    limit: str = Field(..., description="what stops a larger batch: memory, latency (the floor) or batch (256)")
-    meets_floor: bool = Field(..., description="false when even one request is slower than the floor")
+    limit: str = Field(..., description="what stops a larger batch: `memory`, `latency` (the floor) or `batch` (256)")
+    meets_floor: bool = Field(..., description="`false` when even one request is slower than the floor")
 
 
 class BreakEvenOut(Schema):

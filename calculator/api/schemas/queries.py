@@ -47,54 +47,54 @@ class CalculatorQuery(Schema):
 
     precision: Annotated[str | None, _documented({"type": "string"})] = Field(
         None,
-        description="fp16 (default), fp8, int8, int4, awq, q8_0, q4_k_m, nf4, mlx-4bit, or build:<slug> of a "
-        "published build of the model (GET /models/{org}/{name} lists them)",
+        description="`fp16` (default), `fp8`, `int8`, `int4`, `awq`, `q8_0`, `q4_k_m`, `nf4`, `mlx-4bit`, or "
+        "`build:<slug>` of a published build of the model (`GET /models/{org}/{name}` lists them)",
     )
     mode: Annotated[str | None, _documented({"type": "string", "enum": [m.value for m in Mode]})] = Field(
-        None, description="inference (default), lora, qlora or full fine-tuning"
+        None, description="`inference` (default), `lora`, `qlora` or `full` fine-tuning"
     )
     engine: Annotated[str | None, _documented({"type": "string", "enum": list(ENGINES)})] = Field(
-        None, description="serving engine (default vllm)"
+        None, description="serving engine (default `vllm`)"
     )
     concurrency: Annotated[str | None, _documented({"type": "integer", "minimum": 1, "maximum": MAX_CONCURRENCY})] = (
         Field(None, description="concurrent requests (default 1)")
     )
     context: Annotated[str | None, _documented({"type": "string", "pattern": TOKENS_PATTERN})] = Field(
         None,
-        description="tokens of context per request: 8192, 8K, 128K, 1M (K and M binary; default 8K), at most "
+        description="tokens of context per request: `8192`, `8K`, `128K`, `1M` (K and M binary; default `8K`), at most "
         "the model's context window",
     )
     kv: Annotated[str | None, _documented({"type": "string", "enum": list(KV_DTYPES)})] = Field(
-        None, description="KV-cache precision (default fp16)"
+        None, description="KV-cache precision (default `fp16`)"
     )
     mtp: Annotated[str | None, _documented({"type": "boolean"})] = Field(
         None,
         description="speculative decoding with the model's own multi-token-prediction layers as the draft (vLLM and "
-        "SGLang, models that have them; default false): their weights and cache count, decoding speeds up",
+        "SGLang, models that have them; default `false`): their weights and cache count, decoding speeds up",
     )
     release: Annotated[str | None, _documented({"type": "string"})] = Field(
         None,
-        description="vLLM release the start-up memory is for: a release (0.19.1) or line ("
-        + ", ".join(VLLM_RELEASES)
+        description="vLLM release the start-up memory is for: a release (`0.19.1`) or line ("
+        + ", ".join(f"`{r}`" for r in VLLM_RELEASES)
         + "); default the current line. Ignored by other engines.",
     )
     sglang: Annotated[str | None, _documented({"type": "string"})] = Field(
         None,
-        description="SGLang release its reserve is for: a release (0.4.10) or line ("
-        + ", ".join(SGLANG_RELEASES)
-        + "); default the current line. Read with engine sglang.",
+        description="SGLang release its reserve is for: a release (`0.4.10`) or line ("
+        + ", ".join(f"`{r}`" for r in SGLANG_RELEASES)
+        + "); default the current line. Read with engine `sglang`.",
     )
     llamacpp: Annotated[str | None, _documented({"type": "string"})] = Field(
         None,
-        description="llama.cpp build its caches, margin and flags are for: a build (b7500) or line ("
-        + ", ".join(LLAMA_CPP_RELEASES)
-        + "); default the current line. Read with engine llama.cpp and by the local sections.",
+        description="llama.cpp build its caches, margin and flags are for: a build (`b7500`) or line ("
+        + ", ".join(f"`{r}`" for r in LLAMA_CPP_RELEASES)
+        + "); default the current line. Read with engine `llama.cpp` and by the local sections.",
     )
     mlx_lm: Annotated[str | None, _documented({"type": "string"})] = Field(
         None,
-        description="MLX-LM release its cache is for: a release (0.28.3) or line ("
-        + ", ".join(MLX_RELEASES)
-        + "); default the current line. Read with engine mlx.",
+        description="MLX-LM release its cache is for: a release (`0.28.3`) or line ("
+        + ", ".join(f"`{r}`" for r in MLX_RELEASES)
+        + "); default the current line. Read with engine `mlx`.",
     )
     batch: Annotated[str | None, _documented({"type": "integer", "minimum": 1, "maximum": MAX_BATCH})] = Field(
         None, description="fine-tuning: samples per step (default 1)"
@@ -106,17 +106,18 @@ class CalculatorQuery(Schema):
         None, description="fine-tuning: LoRA rank (default 8)"
     )
     optimizer: Annotated[str | None, _documented({"type": "string", "enum": list(OPTIMIZERS)})] = Field(
-        None, description="fine-tuning: optimizer (default adamw)"
+        None, description="fine-tuning: optimizer (default `adamw`)"
     )
     framework: Annotated[str | None, _documented({"type": "string", "enum": list(FRAMEWORKS_KEYS)})] = Field(
-        None, description="fine-tuning: framework profile (default transformers: Hugging Face Transformers + PEFT)"
+        None, description="fine-tuning: framework profile (default `transformers`: Hugging Face Transformers + PEFT)"
     )
     checkpointing: Annotated[str | None, _documented({"type": "boolean"})] = Field(
-        None, description="fine-tuning: gradient checkpointing (default true)"
+        None, description="fine-tuning: gradient checkpointing (default `true`)"
     )
     gpu: Annotated[str | None, _documented({"type": "string"})] = Field(
         None,
-        description="hardware for max context / max concurrency: a GPU slug (GET /gpus) or mac-<GB> (default h200-sxm)",
+        description="hardware for max context / max concurrency: a GPU slug (`GET /gpus`) or `mac-<GB>` (default "
+        "`h200-sxm`)",
     )
     gpus: Annotated[str | None, _documented({"type": "integer", "minimum": 1, "maximum": MAX_GPUS})] = Field(
         None, description="how many of that GPU (default 1)"
@@ -134,13 +135,13 @@ class CalculatorQuery(Schema):
     )
     macos: Annotated[str | None, _documented({"type": "string", "enum": list(MACOS_VERSIONS)})] = Field(
         None,
-        description="the Macs' macOS version: 15 (default; also earlier) or 26, which lets the GPU use more of the "
-        "unified memory by default (local.macs verdicts and the sysctl value)",
+        description="the Macs' macOS version: `15` (default; also earlier) or `26`, which lets the GPU use more of the "
+        "unified memory by default (`local.macs` verdicts and the sysctl value)",
     )
 
 
 class EstimateQuery(CalculatorQuery):
-    model: str = Field(..., max_length=200, description="catalog model id, organisation/name (GET /models)")
+    model: str = Field(..., max_length=200, description="catalog model id, organisation/name (`GET /models`)")
 
 
 class InlineConfig(Schema):
@@ -161,9 +162,9 @@ def _plan_field(schema: dict[str, Any], max_chars: int = PLAN_VALUE_CHARS) -> Wi
 
 
 class PlanQuery(Schema):
-    model: str = Field(..., max_length=200, description="catalog model id, organisation/name (GET /models)")
+    model: str = Field(..., max_length=200, description="catalog model id, organisation/name (`GET /models`)")
     out: Annotated[str | None, _plan_field({"type": "string"})] = Field(
-        None, description="output tokens a month: 500M, 1B, 2.5T (decimal K/M/B/T; default 1B)"
+        None, description="output tokens a month: `500M`, `1B`, `2.5T` (decimal K/M/B/T; default `1B`)"
     )
     ratio: Annotated[str | None, _plan_field({"type": "number", "minimum": 0, "maximum": 1000})] = Field(
         None, description="input tokens per output token (default 3)"
@@ -184,16 +185,16 @@ class PlanQuery(Schema):
         None, description="time per output token under steady load at the percentile `pct`, milliseconds (default 50)"
     )
     engine: Annotated[str | None, _plan_field({"type": "string", "enum": ["vllm", "sglang"]})] = Field(
-        None, description="the engine each rented replica runs (default vllm)"
+        None, description="the engine each rented replica runs (default `vllm`)"
     )
     pct: Annotated[str | None, _plan_field({"type": "integer", "enum": [50, 95]})] = Field(
-        None, description="the percentile the latency targets hold at: 50 (median, default) or 95"
+        None, description="the percentile the latency targets hold at: `50` (median, default) or `95`"
     )
     spot: Annotated[str | None, _plan_field({"type": "integer", "enum": [0, 1]})] = Field(
-        None, description="1: spot (interruptible) offers count too, marked as such (default 0: on-demand only)"
+        None, description="`1`: spot (interruptible) offers count too, marked as such (default `0`: on-demand only)"
     )
     x: Annotated[str | None, _plan_field({"type": "string"}, MAX_LIST_CHARS)] = Field(
-        None, description="providers to leave out, comma-separated slugs (GET /providers), e.g. aws,gcp"
+        None, description="providers to leave out, comma-separated slugs (`GET /providers`), e.g. `aws,gcp`"
     )
     years: Annotated[str | None, _plan_field({"type": "number", "minimum": 1, "maximum": 15})] = Field(
         None, description="years an owned server is written off over (default 5)"
