@@ -10,9 +10,48 @@ from typing import Protocol
 
 from calculator.estimation import GB
 
-WIDTH, HEIGHT = 640, 300
-LEFT, RIGHT, TOP, BOTTOM = 64, 16, 16, 40
-FRAME = (WIDTH, HEIGHT, LEFT, WIDTH - RIGHT, TOP, HEIGHT - BOTTOM)  # width, height, plot left, right, top, bottom
+
+@dataclass(frozen=True, slots=True)
+class Size:
+    """A chart's drawing area in its own units. Every chart is drawn twice: ``wide`` for tablets and desktops and
+    ``narrow`` for phones, which the page shows at about one unit per pixel so that its 13-unit labels read at 12 px or
+    more on a 360 px screen (static/css/site.css picks one by the screen's width)."""
+
+    variant: str
+    width: int
+    height: int
+    left: int
+    right: int
+    top: int
+    bottom: int
+
+    @property
+    def frame(self) -> tuple[str, int, int, int, int, int, int]:
+        """The Frame's fields: variant, width, height, plot left, right, top, bottom."""
+        return (
+            self.variant,
+            self.width,
+            self.height,
+            self.left,
+            self.width - self.right,
+            self.top,
+            self.height - self.bottom,
+        )
+
+    @property
+    def plot_width(self) -> int:
+        return self.width - self.left - self.right
+
+    @property
+    def plot_height(self) -> int:
+        return self.height - self.top - self.bottom
+
+
+WIDE = Size("wide", 640, 300, 64, 16, 16, 40)
+NARROW = Size("narrow", 340, 250, 54, 24, 16, 40)  # room right of the plot for the last x label
+SIZES = (WIDE, NARROW)
+# Below this spread (of the largest value) a curve would draw as a flat line: the page says so in words instead.
+FLAT_SHARE = 0.05
 # Where axis and line labels sit, in the chart's units: y labels end just left of the plot and centre on their tick
 # (a label's baseline a third of its 12-unit height below it), x labels below the plot, line labels just above
 # their line at its right end.
@@ -63,8 +102,9 @@ class Line:
 
 @dataclass(frozen=True, slots=True)
 class Frame:
-    """The drawing area both charts share, and where their axis labels go."""
+    """The drawing area every chart shares, and where their axis labels go."""
 
+    variant: str  # "wide" or "narrow" (Size)
     width: int
     height: int
     plot_left: int
@@ -105,9 +145,16 @@ def _nice_step(span: float) -> float:
     return 10 * magnitude
 
 
-def context_chart(points: Sequence[ChartPoint], budgets: Sequence[ChartBudget]) -> Chart | None:
-    """Memory against context length (log scale), with budget lines for common hardware that fall in range."""
-    if len(points) < 2:
+def is_flat(values: Sequence[float]) -> bool:
+    """Whether these values would draw as a flat line: they spread less than FLAT_SHARE of the largest."""
+    top = max(values, default=0)
+    return top <= 0 or (top - min(values)) < top * FLAT_SHARE
+
+
+def context_chart(points: Sequence[ChartPoint], budgets: Sequence[ChartBudget], size: Size = WIDE) -> Chart | None:
+    """Memory against context length (log scale), with budget lines for common hardware that fall in range; None
+    below two points or where the need hardly changes with the context."""
+    if len(points) < 2 or is_flat([p.total_bytes for p in points]):
         return None
     low, high = points[0].context, points[-1].context
     top_bytes = max(p.total_bytes for p in points)
@@ -115,13 +162,13 @@ def context_chart(points: Sequence[ChartPoint], budgets: Sequence[ChartBudget]) 
     y_max = max([top_bytes, *(b.usable_bytes for b in in_range)]) * 1.08
     step = _nice_step(y_max / GB) * GB
     y_max = math.ceil(y_max / step) * step
-    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    plot_w, plot_h = size.plot_width, size.plot_height
 
     def x(context: int) -> float:
-        return LEFT + plot_w * (math.log2(context) - math.log2(low)) / (math.log2(high) - math.log2(low))
+        return size.left + plot_w * (math.log2(context) - math.log2(low)) / (math.log2(high) - math.log2(low))
 
     def y(value: float) -> float:
-        return TOP + plot_h * (1 - value / y_max)
+        return size.top + plot_h * (1 - value / y_max)
 
     dots = tuple((round(x(p.context), 1), round(y(p.total_bytes), 1), p.context, p.total_bytes) for p in points)
     shown = points if len(points) <= 7 else (*points[:: math.ceil(len(points) / 6)], points[-1])
@@ -129,7 +176,7 @@ def context_chart(points: Sequence[ChartPoint], budgets: Sequence[ChartBudget]) 
     y_ticks = tuple(Tick(round(y(v), 1), int(v)) for v in _range(0, y_max, step))
     lines = tuple(Line(b.label, round(y(b.usable_bytes), 1), b.usable_bytes) for b in in_range)
     return Chart(
-        *FRAME,
+        *size.frame,
         " ".join(f"{dx},{dy}" for dx, dy, _c, _b in dots),
         dots,
         x_ticks,
@@ -138,7 +185,7 @@ def context_chart(points: Sequence[ChartPoint], budgets: Sequence[ChartBudget]) 
     )
 
 
-MIN_TICK_GAP = 56  # px between x labels such as "128K" and "160K", so they never touch
+MIN_TICK_GAP = 60  # units between x labels such as "128K" and "160K", so they never touch
 
 
 def _spaced(ticks: tuple[Tick, ...]) -> tuple[Tick, ...]:
@@ -169,32 +216,37 @@ class PriceChart(Frame):
     y_ticks: tuple[tuple[float, float, float], ...]  # (y, its label's baseline, USD per GPU-hour)
 
 
-def price_chart(days: Sequence[tuple[date, float, float]]) -> PriceChart | None:
-    """Median and cheapest USD per GPU-hour by day; None below two days of history."""
-    if len(days) < 2:
+def price_chart(days: Sequence[tuple[date, float, float]], size: Size = WIDE) -> PriceChart | None:
+    """Median and cheapest USD per GPU-hour by day; None below two days of history or where neither moved."""
+    if len(days) < 2 or prices_flat(days):
         return None
     first, last = days[0][0], days[-1][0]
     span = max(1, (last - first).days)
     top = max(max(median, cheapest) for _day, median, cheapest in days) * 1.1
     step = _nice_step(top)
     top = math.ceil(top / step) * step
-    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    plot_w, plot_h = size.plot_width, size.plot_height
 
     def x(day: date) -> float:
-        return round(LEFT + plot_w * (day - first).days / span, 1)
+        return round(size.left + plot_w * (day - first).days / span, 1)
 
     def y(value: float) -> float:
-        return round(TOP + plot_h * (1 - value / top), 1)
+        return round(size.top + plot_h * (1 - value / top), 1)
 
     shown = days if len(days) <= 6 else [*days[:: math.ceil(len(days) / 5)], days[-1]]
     ticks = _spaced_days(tuple((x(day), day.isoformat()) for day, _m, _c in shown))
     return PriceChart(
-        *FRAME,
+        *size.frame,
         " ".join(f"{x(day)},{y(median)}" for day, median, _c in days),
         " ".join(f"{x(day)},{y(cheapest)}" for day, _m, cheapest in days),
         ticks,
         tuple((y(v), y(v) + LABEL_BASELINE, v) for v in _range(0, top, step)),
     )
+
+
+def prices_flat(days: Sequence[tuple[date, float, float]]) -> bool:
+    """Whether neither the median nor the cheapest price moved over these days (the page says so in words)."""
+    return len(days) > 1 and is_flat([m for _d, m, _c in days]) and is_flat([c for _d, _m, c in days])
 
 
 def _spaced_days(ticks: tuple[tuple[float, str], ...]) -> tuple[tuple[float, str], ...]:
@@ -225,7 +277,9 @@ class CostChart(Frame):
 CostPoint = tuple[float, float | None, float | None, float | None]
 
 
-def cost_chart(points: Sequence[CostPoint], volume: float, crossings: Sequence[float] = ()) -> CostChart | None:
+def cost_chart(
+    points: Sequence[CostPoint], volume: float, crossings: Sequence[float] = (), size: Size = WIDE
+) -> CostChart | None:
     """(volume, API USD, rented USD, owned USD) per point, the volumes where the cheapest kind changes marked; None
     when no line has two points."""
     values = [v for point in points for v in point[1:] if v]
@@ -236,21 +290,21 @@ def cost_chart(points: Sequence[CostPoint], volume: float, crossings: Sequence[f
     high_y = math.ceil(math.log10(max(values)))
     if high_y == low_y:
         high_y += 1
-    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    plot_w, plot_h = size.plot_width, size.plot_height
 
     def x(v: float) -> float:
-        return round(LEFT + plot_w * (math.log10(v) - low_x) / (high_x - low_x), 1)
+        return round(size.left + plot_w * (math.log10(v) - low_x) / (high_x - low_x), 1)
 
     def y(v: float) -> float:
-        return round(TOP + plot_h * (1 - (math.log10(v) - low_y) / (high_y - low_y)), 1)
+        return round(size.top + plot_h * (1 - (math.log10(v) - low_y) / (high_y - low_y)), 1)
 
     def line(index: int) -> str:
-        return " ".join(f"{x(p[0])},{y(p[index])}" for p in points if p[index])  # type: ignore[arg-type]
+        return " ".join(f"{x(p[0])},{y(cost)}" for p in points if (cost := p[index]))
 
     decades = range(int(low_x), int(high_x) + 1)
     y_step = max(1, (high_y - low_y) // 5)
     return CostChart(
-        *FRAME,
+        *size.frame,
         line(1),
         line(2),
         tuple((x(10.0**d), 10.0**d) for d in decades if d % 2 == 0),

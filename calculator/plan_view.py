@@ -17,24 +17,16 @@ from calculator.labels import (
     gpu_family_label,
     hosted_provider,
     plan_kind_label,
-    plan_kind_legend,
     plan_limit_label,
     precision_name,
     pricing_kind_label,
 )
 from calculator.page.plan_bands import RowBand
 from calculator.page.planner import OwnedRow, PlanAnswer, PlanRow
+from calculator.plan_chart import ChartView, chart_view, usd
 from calculator.plan_state import PlanState, volume_label, volume_words
 from calculator.validation.bands import Band
 from pricing.owned import OwnedMachine, OwnedServer
-
-# Rows of the chart's curve the chart's table shows (every sixth: one a decade)
-TABLE_STEP = 6
-
-
-def usd(value: float) -> str:
-    """A monthly amount: whole dollars from $100, cents below."""
-    return format_money(value, 0) if value >= 100 else format_money(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,17 +231,6 @@ def _band_view(found: RowBand | None) -> RowBandView | None:
 
 
 @dataclass(frozen=True, slots=True)
-class ChartView:
-    """The cost chart with its labels in words."""
-
-    chart: CostChart
-    x_ticks: tuple[tuple[float, str], ...]  # (x, volume)
-    crossings: tuple[tuple[float, float, str], ...]  # (x, label baseline, volume)
-    legends: tuple[str, ...]
-    table: tuple[tuple[str, tuple[str, ...]], ...]  # (volume, the cheapest of each kind)
-
-
-@dataclass(frozen=True, slots=True)
 class OwnedTerms:
     years: str
     pue: str
@@ -316,7 +297,7 @@ def plan_view(
     answer: PlanAnswer,
     state: PlanState,
     rows: Sequence[PlanRow],
-    chart: CostChart | None,
+    charts: Sequence[CostChart],
     band: Band | None,
     excluded: Sequence[str],
     today: date,
@@ -345,7 +326,7 @@ def plan_view(
             for i, row in enumerate(rows)
         ),
         unmet=", ".join(answer.unmet),
-        chart=_chart(chart, answer) if chart is not None else None,
+        chart=chart_view(charts, answer) if charts else None,
         spot=bool(state.spot),
         excluded=", ".join(excluded),
         machine_slots=_slots(machine),
@@ -455,23 +436,6 @@ def _row(row: PlanRow, today: date) -> RowView:
         pipeline=row.plan is not None and row.plan.pipeline_stages > 1,
         command=row.command,
         form_factor_unstated=ranked is not None and not ranked.offer.form_factor_stated,
-    )
-
-
-def _chart(chart: CostChart, answer: PlanAnswer) -> ChartView:
-    kinds = answer.kinds
-    return ChartView(
-        chart=chart,
-        x_ticks=tuple((x, volume_words(value)) for x, value in chart.x_ticks),
-        crossings=tuple((x, chart.plot_top - 4, volume_words(value)) for x, value in chart.crossings),
-        legends=tuple(plan_kind_legend(kind) for kind in kinds),
-        table=tuple(
-            (
-                volume_words(point.output_tokens_per_month),
-                tuple(usd(cost) if (cost := point.cost(kind)) else "–" for kind in kinds),
-            )
-            for point in answer.curve[::TABLE_STEP]
-        ),
     )
 
 

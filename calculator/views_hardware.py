@@ -15,7 +15,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from calculator.charts import price_chart
+from calculator.charts import SIZES, price_chart, prices_flat
 from calculator.hardware import gpu_fit_formats, hardware_for, models_on_gpu, popular_hardware, runs_on
 from calculator.page import ModelPage, model_page
 from calculator.page.basis import page_basis
@@ -120,7 +120,8 @@ def gpu_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "stale": stale_offers(on_demand),
         "other_offer_count": len(offers) - len(on_demand),  # spot, community and reserved
         "history": history,
-        "chart": price_chart(days),
+        "charts": [chart for size in SIZES if (chart := price_chart(days, size)) is not None],
+        "prices_flat": prices_flat(days),
         "fits": models_on_gpu(_catalog_specs(MODELS_ON_GPU_PAGE), gpu),
         "fit_formats": gpu_fit_formats(gpu),
         "runs_on_key": slug if hardware_for(slug, gpus) else None,

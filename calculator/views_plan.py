@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from calculator.charts import cost_chart
+from calculator.charts import SIZES, cost_chart
 from calculator.page.basis import page_basis
 from calculator.page.plan_bands import plan_bands
 from calculator.page.sources import spot_offers
@@ -65,7 +65,8 @@ def _answer(model: Model, state: PlanState) -> dict[str, object]:
     answer = plan_for(basis.sources.inputs(calculator), state)
     curve = [(p.output_tokens_per_month, p.api_usd, p.rented_usd, p.owned_usd) for p in answer.curve]
     names = {o.provider_slug: o.provider_name for o in (*basis.sources.offers, *spot_offers())}
-    chart = cost_chart(curve, state.out, [c.output_tokens_per_month for c in answer.crossovers])
+    crossings = [c.output_tokens_per_month for c in answer.crossovers]
+    charts = [chart for size in SIZES if (chart := cost_chart(curve, state.out, crossings, size)) is not None]
     family = validation_family(basis.sources.spec)
     band = kept_band(THROUGHPUT_KINDS, answer.engine, family)
     shown = answer.rows[:ROWS_SHOWN]
@@ -73,7 +74,7 @@ def _answer(model: Model, state: PlanState) -> dict[str, object]:
     excluded = [names.get(slug, slug) for slug in state.x]
     permalink = f"?model={model.hub_id}&{plan_query(state)}".rstrip("&")
     return {
-        "plan": plan_view(answer, state, shown, chart, band, excluded, basis.sources.today, bands),
+        "plan": plan_view(answer, state, shown, charts, band, excluded, basis.sources.today, bands),
         "display_name": basis.sources.display_name or model.hub_id,
         "providers": provider_options(names, state.x),
         "model_url": model.get_absolute_url(),

@@ -134,7 +134,14 @@ def docs_page(request: HttpRequest) -> HttpResponse:
         "info_description": markdown_block(info.get("description", "")),
         "operations": operations(schema, request.build_absolute_uri("/").rstrip("/")),
     }
-    # The API answers in English (api_view); the page's chrome is in the language the locale middleware chose for
-    # this request (Accept-Language, an unprefixed URL), the reference itself stays English (lang="en").
-    with translation.override(getattr(request, "LANGUAGE_CODE", settings.LANGUAGE_CODE)):
-        return render(request, "api/docs.html", context)
+    # The API answers in English (api_view); the page's chrome is in the language the reader picked with the language
+    # switch (?lang=, the page has one address outside the language prefixes) or else the one the locale middleware
+    # chose (Accept-Language), the reference itself stays English (lang="en").
+    languages = dict(settings.LANGUAGES)
+    asked = request.GET.get("lang", "")
+    language = asked if asked in languages else getattr(request, "LANGUAGE_CODE", settings.LANGUAGE_CODE)
+    context["language_paths"] = {code: f"{request.path}?lang={code}" for code in languages}
+    with translation.override(language):
+        response = render(request, "api/docs.html", context)
+    response["Content-Language"] = language
+    return response

@@ -3,11 +3,13 @@ providers, the adapters' words around an offer's name, and the planner's ways to
 
 from __future__ import annotations
 
+import re
+
 from django.utils.functional import Promise
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from calculator.formatting import format_day
+from calculator.formatting import format_day, format_money
 from pricing.offers import StaleOffers
 
 from .choices import in_words
@@ -158,12 +160,42 @@ OFFER_PHRASES: dict[str, Promise] = {
 _OFFER_PARTS = frozenset(phrase for phrase in OFFER_PHRASES if phrase.startswith("(") or " pod" in phrase)
 
 
+# A provider's machine ids as the price adapters record them, said as a reader names them: "H100_SXM x8" (a GPU type
+# and how many an instance holds), a billing SKU's part number before its product name ("B98415 Oracle Cloud …"),
+# Google's "GPU SKU:" label around the quoted SKU name, and an instance's price in US notation ("instance $55.04/h").
+_GPU_TIMES = re.compile(r"^(?P<gpu>[A-Z0-9][A-Za-z0-9_]*) x(?P<count>\d+)$")
+_GPU_ID = re.compile(r"^[A-Z0-9]+(?:_[A-Z0-9]+)+$")
+_PART_NUMBER = re.compile(r"^B\d{5,6} ")
+_SKU_LABEL = re.compile(r"^GPU SKU(?P<note> \(.*?\))?: \"(?P<name>.*)\"$")
+_INSTANCE_PRICE = re.compile(r"\b(?P<kind>instance|VM) \$(?P<usd>\d+(?:\.\d+)?)/h\b")
+
+
 def offer_text(text: str) -> str:
-    """An offer's name or region with the adapters' own words in the reader's language (the providers' product names,
-    "Secure Cloud", "Community Cloud", stay as they are)."""
+    """An offer's name or region in the reader's words: the adapters' phrases in the reader's language, a provider's
+    machine ids as names ("H100_SXM x8" → "8 × H100 SXM"), prices in the reader's notation; the providers' product
+    names ("Secure Cloud", "p5.48xlarge") stay as they are."""
     if text in OFFER_PHRASES:
         return str(OFFER_PHRASES[text])
+    text = _machine_words(text)
     for phrase in _OFFER_PARTS:
         if phrase in text:
             text = text.replace(phrase, str(OFFER_PHRASES[phrase]))
     return text
+
+
+def _machine_words(text: str) -> str:
+    if times := _GPU_TIMES.match(text):
+        return f"{times['count']} × {times['gpu'].replace('_', ' ')}"
+    if _GPU_ID.match(text):
+        return text.replace("_", " ")
+    text = _PART_NUMBER.sub("", text)
+    if sku := _SKU_LABEL.match(text):
+        text = f"{sku['name']}{sku['note'] or ''}"
+    return _INSTANCE_PRICE.sub(_instance_price, text)
+
+
+def _instance_price(found: re.Match[str]) -> str:
+    price = format_money(float(found["usd"]), 4 if "." in found["usd"] and len(found["usd"].split(".")[1]) > 2 else 2)
+    if found["kind"] == "VM":
+        return gettext("VM %(price)s an hour") % {"price": price}
+    return gettext("instance %(price)s an hour") % {"price": price}

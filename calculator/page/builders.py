@@ -3,7 +3,7 @@ in ``sections`` name them; the section modules (``sizes``, ``gpus``, ``context``
 
 from __future__ import annotations
 
-from calculator.estimation import Mode, budget_bytes
+from calculator.estimation import Mode
 from calculator.estimation.memory.fit import per_gpu_overhead_bytes
 from calculator.page.accuracy import accuracy_notes
 from calculator.page.inputs import precision_label
@@ -12,8 +12,8 @@ from calculator.page.plan_kept import faq_plan
 from .commands import Commands, commands_section
 from .context import ContextSection, context_section
 from .faq import Faq, faq_section
-from .glance import glance, own_machine
-from .gpus import Gpus, largest_datacenter_gpu, smallest_single_gpu
+from .glance import Fit, glance, own_machine
+from .gpus import Gpus, largest_datacenter_gpu
 from .hosted import SelfHostVsApi, hosted_section
 from .inverse import Inverse, inverse_section
 from .local import Local, Rig, rig_section
@@ -34,8 +34,7 @@ Matrix = tuple[tuple[str, tuple[MatrixCell, ...]], ...]
 
 
 def build_summary(work: PageWork) -> Summary:
-    largest = largest_datacenter_gpu(work.inputs.gpus)
-    smallest_gpu = smallest_single_gpu(work.need, work.inputs.gpus, work.setting.engine)
+    largest = largest_datacenter_gpu(work.startable_gpus)  # the "no" card's note: the largest GPU it starts on
     smallest_mode = Mode.INFERENCE
     smallest_label, smallest_need = work.local.options[0]
     if work.setting.mode is not Mode.INFERENCE:  # the smallest way to fine-tune, never an inference figure
@@ -59,9 +58,10 @@ def build_summary(work: PageWork) -> Summary:
         smallest_label=smallest_label,
         smallest_mode=smallest_mode,
         cheapest=cheapest,
-        fits_one_gpu=largest is not None and work.need <= budget_bytes(largest, engine),
+        # the card and the glance read one verdict: one GPU the engine starts on holds the need within its budget
+        fits_one_gpu=at_a_glance.verdict is Fit.RUNS,
         largest_gpu_name=largest.short_name if largest else "",
-        smallest_gpu_name=smallest_gpu.short_name if smallest_gpu else "",
+        smallest_gpu_name=at_a_glance.verdict_gpu if at_a_glance.verdict is Fit.RUNS else "",
         accuracy=accuracy_notes(work.setting.mode, engine, str(work.workload.framework), work.spec),
         glance=at_a_glance,
     )

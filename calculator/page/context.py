@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from calculator.charts import Chart, context_chart
+from calculator.charts import SIZES, Chart, context_chart, is_flat
 from calculator.estimation import Mode, Workload, budget_bytes, max_context
 from calculator.page.inputs import precision_label
 from calculator.state import PRESET_CONTEXTS, CalculatorState
@@ -52,7 +52,12 @@ class ContextSection:
     points: tuple[ContextPoint, ...]
     budgets: tuple[BudgetLine, ...]
     headroom: Headroom | None
-    chart: Chart | None  # the points and the budget lines in range, drawn; None below two points
+    charts: tuple[Chart, ...]  # the points and the budget lines in range, drawn wide and narrow; none when flat
+
+    @property
+    def flat(self) -> bool:
+        """Whether the need hardly changes with the context (the page says so instead of drawing a flat line)."""
+        return len(self.points) > 1 and is_flat([p.total_bytes for p in self.points])
 
     @property
     def ends(self) -> tuple[ContextPoint, ContextPoint] | None:
@@ -87,9 +92,8 @@ def context_section(
     gpu = index.get(HEADROOM_GPU)
     if gpu is not None:
         headroom = _headroom(estimates, state, setting, spec, gpu)
-    return ContextSection(
-        setting.precision_label, tuple(points), tuple(budgets), headroom, context_chart(points, budgets)
-    )
+    drawn = tuple(chart for size in SIZES if (chart := context_chart(points, budgets, size)) is not None)
+    return ContextSection(setting.precision_label, tuple(points), tuple(budgets), headroom, drawn)
 
 
 def _headroom(

@@ -42,16 +42,23 @@ def test_the_docs_page_has_the_site_header_nav_language_switch_and_footer(client
 
 
 @pytest.mark.parametrize("language", ["en", "de"])
-def test_every_language_link_of_the_docs_page_leads_to_a_page(client, language):
-    """The docs URL has no language prefix; the switch then leads to that language's home (config/jinja2.py
-    language_url), never to a 404."""
+def test_every_language_link_of_the_docs_page_leads_to_the_docs_in_that_language(client, language):
+    """The docs URL has no language prefix; the switch keeps the reader on the docs (?lang=) with the chrome in the
+    language picked, whatever the browser asks for, and the alternates name both."""
     html = _page(client, language)
     links = re.findall(r'<a class="language" href="([^"]+)" hreflang="([a-z]+)"', html)
     assert links and {code for _, code in links} == {"en", "de"} - {language}
     for href, code in links:
-        response = client.get(unescape(href), follow=True)
+        assert unescape(href) == f"{DOCS}?lang={code}"
+        response = client.get(unescape(href), HTTP_ACCEPT_LANGUAGE=f"{language};q=1.0")
         assert response.status_code == 200, href
-        assert f'<html lang="{code}">' in response.content.decode()
+        assert f'<html lang="{code}">' in response.content.decode() and response["Content-Language"] == code
+        assert 'id="api-docs"' in response.content.decode()
+    alternates = re.findall(r'<link rel="alternate" hreflang="([a-z]+)" href="([^"]+)"', html)
+    assert {(code, unescape(href).split("testserver")[-1]) for code, href in alternates} == {
+        ("en", f"{DOCS}?lang=en"),
+        ("de", f"{DOCS}?lang=de"),
+    }
 
 
 def test_a_german_reader_gets_german_chrome_around_the_english_reference(client):

@@ -63,3 +63,32 @@ def test_the_planner_leads_with_its_verdict(phone, lang):
     response = phone.goto(f"/{lang}/plan/?model=zai-org/GLM-5.3-Flash&out=10B&cached=50")
     assert response is not None and response.status == 200
     assert _fully_on_first_screen(phone, "[data-plan-verdict]"), "the planner's verdict is on the first screen"
+
+
+# The smallest a chart's label may read on a phone, in CSS pixels (the issue's floor for charts re-laid for phones).
+MIN_LABEL_PX = 12
+CHART_LABEL_SIZES = """() => [...document.querySelectorAll('svg.line-chart')]
+  .filter(svg => svg.getBoundingClientRect().width > 0)
+  .flatMap(svg => { const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    return [...svg.querySelectorAll('text')].map(t => parseFloat(getComputedStyle(t).fontSize) * scale); })"""
+
+
+@pytest.mark.parametrize("width", (360, 375, 1280))
+@pytest.mark.parametrize(
+    "path",
+    ("/en/models/meta-llama/Llama-3.1-8B-Instruct/#context", "/de/plan/?model=zai-org/GLM-5.3-Flash&out=10B&cached=50"),
+)
+def test_chart_labels_read_at_twelve_pixels_or_more_on_a_phone_and_a_laptop(chromium_browser, site_url, path, width):
+    context = chromium_browser.new_context(base_url=site_url, viewport={"width": width, "height": 800})
+    try:
+        page = context.new_page()
+        page.goto(path)
+        page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+        shown = page.evaluate(
+            "() => [...document.querySelectorAll('svg.line-chart')].filter(s => s.getClientRects().length).length"
+        )
+        assert shown == 1, "one drawing of the chart per screen width"
+        sizes = page.evaluate(CHART_LABEL_SIZES)
+        assert sizes and min(sizes) >= MIN_LABEL_PX, f"{path} at {width} px: labels at {min(sizes):.1f} px"
+    finally:
+        context.close()

@@ -30,7 +30,7 @@ READER_TEXT = """() => {
 }"""
 ENGLISH_WORDS = frozenset({"together", "lambda"})
 HASH = re.compile(r"(?<![\w/.-])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![\w/.-])")
-INSTANCE_NAME = re.compile(r"\b[A-Z0-9]+_[A-Z0-9_]+ x\d+\b")
+INSTANCE_NAME = re.compile(r"\b[A-Z0-9][A-Za-z0-9_]* x\d+\b|\bB\d{5,6} |GPU SKU|\$\d+(?:\.\d+)?/h\b")
 
 
 def _word(token: str) -> re.Pattern[str]:
@@ -73,6 +73,10 @@ def test_the_check_finds_each_kind_of_raw_id_and_leaves_names_alone():
             "Cheapest: 8 × h200-sxm at RunPod",
             "source: commit 095f58a5 of aiconfigurator",
             "H100_SXM x8 · on-demand",
+            "H200 x1",
+            "B98415 Oracle Cloud Infrastructure - Compute - GPU - H100",
+            'GPU SKU: "Nvidia L4 GPU running in Americas"',
+            "EC2 p5.48xlarge (instance $55.04/h)",
             "Task: image-text-to-text",
             "via z-ai/glm-5.2",
             "H200 SXM 141GB at RunPod, 8 GPUs, on the Hub as meta-llama/Llama-3.1-8B-Instruct",
@@ -81,6 +85,10 @@ def test_the_check_finds_each_kind_of_raw_id_and_leaves_names_alone():
     assert [line.split(" '")[0] for line in found] == [
         "GPU slug",
         "hash",
+        "instance name",
+        "instance name",
+        "instance name",
+        "instance name",
         "instance name",
         "pipeline tag",
         "hosted API route id",

@@ -190,7 +190,13 @@ def test_offer_names_and_regions_speak_german_on_german_pages(client, seed_site)
         assert all(str(text) != phrase for phrase, text in OFFER_PHRASES.items())
         assert offer_text("RTX 3090 (NVIDIA GeForce RTX 3090) - spot (interruptible) pod").endswith("(unterbrechbar)")
         assert "ohne" in offer_text("GPU SKU (A100 without '80GB' = 40GB): \"Nvidia Tesla A100 GPU\"")
+        assert offer_text("EC2 p5.48xlarge (instance $55.04/h)") == "EC2 p5.48xlarge (Instanz 55,04\u00a0$ pro Stunde)"
     assert offer_text("8x H100 Secure Cloud pod") == "8x H100 Secure Cloud pod"
+    # a provider's machine ids, as a reader names the machine
+    assert offer_text("H100_SXM x8") == "8 × H100 SXM" and offer_text("H200 x1") == "1 × H200"
+    assert offer_text("A100_SXM_80GB") == "A100 SXM 80GB"
+    assert offer_text("B98415 Oracle Cloud Infrastructure - Compute - GPU - H100").startswith("Oracle Cloud")
+    assert offer_text('GPU SKU: "Nvidia L4 GPU running in Americas"') == "Nvidia L4 GPU running in Americas"
     gpus = _get(client, GLM_DE_FP16)[1].one(id="gpus").text
     assert "marketplace" not in gpus and "global (" not in gpus
 

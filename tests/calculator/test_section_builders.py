@@ -69,7 +69,8 @@ def test_the_context_curve_grows_with_the_context_and_marks_the_state():
     assert totals == sorted(totals) and totals[0] < totals[-1]
     assert section.headroom is not None and section.headroom.gpu_name.startswith("H200")
     assert section.headroom.full_context_fits  # 8B at FP16 with its whole 128K context on one H200
-    assert section.chart is not None and len(section.chart.dots) == len(section.points)
+    assert [chart.variant for chart in section.charts] == ["wide", "narrow"] and not section.flat
+    assert all(len(chart.dots) == len(section.points) for chart in section.charts)
 
 
 def test_the_ranking_holds_the_need_on_each_configuration_cheapest_first():
