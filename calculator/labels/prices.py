@@ -195,7 +195,8 @@ def _machine_words(text: str) -> str:
 
 
 def _instance_price(found: re.Match[str]) -> str:
-    price = format_money(float(found["usd"]), 4 if "." in found["usd"] and len(found["usd"].split(".")[1]) > 2 else 2)
+    usd = float(found["usd"])
+    price = format_money(usd, 2 if usd >= 1 else 4)  # cents, or the tenths of a cent a small instance is priced in
     if found["kind"] == "VM":
         return gettext("VM %(price)s an hour") % {"price": price}
     return gettext("instance %(price)s an hour") % {"price": price}

@@ -30,7 +30,7 @@ READER_TEXT = """() => {
 }"""
 ENGLISH_WORDS = frozenset({"together", "lambda"})
 HASH = re.compile(r"(?<![\w/.-])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![\w/.-])")
-INSTANCE_NAME = re.compile(r"\b[A-Z0-9][A-Za-z0-9_]* x\d+\b|\bB\d{5,6} |GPU SKU|\$\d+(?:\.\d+)?/h\b")
+INSTANCE_NAME = re.compile(r"\b[A-Z0-9][A-Za-z0-9_]* x\d+\b|\bB\d{5,6} |GPU SKU|\b(?:instance|VM) \$[\d.]+/h")
 
 
 def _word(token: str) -> re.Pattern[str]:
