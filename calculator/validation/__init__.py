@@ -24,14 +24,15 @@ DATA_DIR = Path(__file__).resolve().parent / "data"
 # Kinds whose model is calibrated on the rows themselves (serving benchmarks under load, docs/methodology.md §5.6,
 # §5.8): a row may fall outside its tolerance without a named cause, but the kind as a whole must keep at least this
 # share of its rows within (known misses left out), so the calibration cannot drift unseen. The floors sit just under
-# what the model reaches on 2026-12-05 (throughput 63–65 %, time per token 60 % at the median and 46 % at the 99th
-# percentile, time to first token 70 % and 68 %), never above: a floor is a ratchet, not a target.
+# what the model reaches on 2026-12-05 with measured ShareGPT lengths (throughput 63 %, time per token 61 % at the
+# median and 54 % at the 99th percentile, time to first token 71 % and 72 %), never above: a floor is a ratchet, not a
+# target.
 AGGREGATE_KINDS: Mapping[str, float] = {
     "load_total_tps": 0.6,
     "load_output_tps": 0.6,
     "load_tpot_median_ms": 0.55,
     "load_tpot_mean_ms": 0.55,
-    "load_tpot_p99_ms": 0.4,
+    "load_tpot_p99_ms": 0.5,
     "load_ttft_median_ms": 0.65,
     "load_ttft_mean_ms": 0.65,
     "load_ttft_p99_ms": 0.6,

@@ -119,3 +119,21 @@ def test_datasets_spread_lengths_around_their_means():
     ranged = lengths(LoadTest(requests=200, prompt_tokens=1000, output_tokens=100, dataset="random", range_ratio=0.5))
     assert all(500 <= p <= 1500 and 50 <= o <= 150 for p, o in ranged)
     assert len({p for p, _ in ranged}) > 50
+
+
+def test_sharegpt_lengths_follow_the_measured_runs():
+    # data/sharegpt_lengths.json: three vLLM ShareGPT runs, answers stopped at the end-of-sequence token
+    test = LoadTest(requests=640, prompt_tokens=230, output_tokens=214, dataset="sharegpt", seed=7)
+    drawn = lengths(test)
+    assert drawn == lengths(test)  # the same seed draws the same requests
+    assert drawn != lengths(replace(test, seed=8))
+    prompts, outputs = [p for p, _ in drawn], [o for _, o in drawn]
+    assert sum(outputs) / len(outputs) == pytest.approx(214, rel=0.01)
+    assert sum(prompts) / len(prompts) == pytest.approx(230, rel=0.01)
+    assert min(prompts) >= 1 and min(outputs) >= 1
+    # the runs: 12–15 % of answers empty (one token), 18–21 % within 10 tokens, none above 4.9× the mean (a few
+    # percent more here: the draw is rescaled to the stated mean)
+    assert 0.14 <= sum(o <= 10 for o in outputs) / len(outputs) <= 0.26
+    assert max(outputs) <= 6 * 214 and max(prompts) <= 6 * 230
+    # most prompts are short, a few long (the runs: median 82 of a mean of 230)
+    assert sorted(prompts)[len(prompts) // 2] < 0.7 * 230

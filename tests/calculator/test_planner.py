@@ -202,8 +202,12 @@ def test_unusable_planner_values_are_named_and_the_defaults_kept():
     assert plan_query(parsed.state) == "ttft=2.5"
 
 
+# A model whose cheapest way changes twice over the planner's volumes (API → rented → owned)
+CROSSING_MODEL = "Qwen/Qwen3-30B-A3B"
+
+
 def _write_site() -> None:
-    services.model_import_offline(SHIPPED, only=[MODEL, "meta-llama/Llama-3.1-8B-Instruct"])
+    services.model_import_offline(SHIPPED, only=[MODEL, "meta-llama/Llama-3.1-8B-Instruct", CROSSING_MODEL])
     call_command("loaddata", "seed_offers_2026-11-13", verbosity=0)
     api_prices_load()
 
@@ -213,7 +217,7 @@ _site_rows = module_rows(_write_site)
 
 @pytest.fixture
 def site(_site_rows, db):
-    """Two models, the seed offers and the hosted API prices, written once for the module."""
+    """Three models, the seed offers and the hosted API prices, written once for the module."""
 
 
 @pytest.mark.django_db
@@ -409,7 +413,7 @@ def test_a_crossover_is_solved_to_the_volume_where_both_kinds_cost_the_same(site
     from calculator.state import CalculatorState
     from models_catalog.models import Model
 
-    sources = page_basis(Model.objects.get(hub_id="meta-llama/Llama-3.1-8B-Instruct"), date.today()).sources
+    sources = page_basis(Model.objects.get(hub_id=CROSSING_MODEL), date.today()).sources
     assert sources is not None
     answer = faq_answer(sources.inputs(CalculatorState().with_defaults_of(sources.choices)))
     assert answer.crossovers

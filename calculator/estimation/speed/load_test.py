@@ -6,19 +6,25 @@ median, 95th and 99th percentile). Pure Python, deterministic for a seed.
 
 from __future__ import annotations
 
-import math
+import json
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from statistics import mean, median
 
 # The datasets a benchmark draws prompts from. "fixed": every request asks ``prompt_tokens`` and ``output_tokens``
 # (`--dataset-name random` with its default range ratio 0). "random": lengths drawn uniformly within ± the range ratio
 # (vllm/benchmarks/datasets.py RandomDataset: randint(L·(1 − r), L·(1 + r))). "sharegpt": real conversations, whose
-# lengths spread far on either side of their mean; drawn here log-normal around the stated means (σ below, estimated:
-# the benchmark reports only totals), at least 4 tokens each, as its filter keeps them.
+# prompts and answers (stopped at the end-of-sequence token, often within a few tokens) spread far on either side of
+# their mean; drawn here from the measured per-request lengths of three vLLM ShareGPT runs, as ratios to their mean at
+# each percentile (data/sharegpt_lengths.json: github.com/LambdaLabsML/vllm-benchmark results/prompt_640), at least
+# 1 token each; prompts and answers drawn independently.
 DATASETS = ("fixed", "random", "sharegpt")
-SHAREGPT_SIGMA = 0.8
-SHAREGPT_MIN_TOKENS = 4
+SHAREGPT_DATA = Path(__file__).resolve().parent / "data" / "sharegpt_lengths.json"
+_SHAREGPT = json.loads(SHAREGPT_DATA.read_text(encoding="utf-8"))
+SHAREGPT_PROMPTS: tuple[float, ...] = tuple(_SHAREGPT["input"])  # length ÷ mean at quantiles 0, 0.01, …, 1
+SHAREGPT_OUTPUTS: tuple[float, ...] = tuple(_SHAREGPT["output"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,8 +107,8 @@ def lengths(test: LoadTest) -> list[tuple[int, int]]:
             for _ in range(test.requests)
         ]
     if test.dataset == "sharegpt" and test.requests > 1:
-        prompts = _log_normal(test.requests, test.prompt_tokens, random.Random(test.seed + 2))
-        outputs = _log_normal(test.requests, test.output_tokens, random.Random(test.seed + 3))
+        prompts = _empirical(test.requests, test.prompt_tokens, SHAREGPT_PROMPTS, random.Random(test.seed + 2))
+        outputs = _empirical(test.requests, test.output_tokens, SHAREGPT_OUTPUTS, random.Random(test.seed + 3))
         return list(zip(prompts, outputs, strict=True))
     return [(test.prompt_tokens, test.output_tokens)] * test.requests
 
@@ -111,8 +117,14 @@ def _uniform(draw: random.Random, length: int, ratio: float) -> int:
     return max(1, draw.randint(int(length * (1 - ratio)), int(length * (1 + ratio))))
 
 
-def _log_normal(count: int, mean_tokens: int, draw: random.Random) -> list[int]:
-    """``count`` lengths spread log-normally, scaled so that their mean is ``mean_tokens``."""
-    raw = [math.exp(draw.gauss(0.0, SHAREGPT_SIGMA)) for _ in range(count)]
+def _empirical(count: int, mean_tokens: int, quantiles: Sequence[float], draw: random.Random) -> list[int]:
+    """``count`` lengths drawn by inverse CDF from ``quantiles`` (values at evenly spaced quantiles 0 … 1, linear
+    between them), scaled so that their mean is ``mean_tokens``; at least 1 token each."""
+    steps = len(quantiles) - 1
+    raw = []
+    for _ in range(count):
+        position = draw.random() * steps
+        low = min(int(position), steps - 1)
+        raw.append(quantiles[low] + (quantiles[low + 1] - quantiles[low]) * (position - low))
     scale = mean_tokens / mean(raw)
-    return [max(SHAREGPT_MIN_TOKENS, round(value * scale)) for value in raw]
+    return [max(1, round(value * scale)) for value in raw]

@@ -56,11 +56,15 @@ class HostCost:
 # grid of 40–140 µs per request, 0–1,200 µs per eager layer and 0–800 µs per eager MoE layer, never per GPU or model,
 # and checked on the other publishers' runs (serving_published.json: B200, H100, A100, MI355X, MI300X); the eager
 # costs add to the kernels' time rather than hide behind it, which the same grid preferred (docs/methodology.md §5.8).
+# Recalibrated 2026-12-05 when ShareGPT lengths came to be drawn from measured runs (speed/load_test.py): 100 µs per
+# request (was 40 µs under the log-normal lengths, whose long tail had kept batches full and hidden the per-request
+# cost; 978 calibration rows within: 65.3 % at 40, 66.0 % at 60, 66.1 % at 80, 66.6 % at 100, 65.6 % at 120, 64.3 %
+# at 140 µs; eager layer 600 or 1,200 µs and MoE layer 300 or 800 µs read lower).
 # TensorRT-LLM's C++ runtime is not calibrated: estimated from vLLM's step cost, without Python's per-layer launches.
 HOST_COSTS: dict[str, HostCost] = {
-    "vllm": HostCost(1.5, 40.0, 900.0, 500.0),
-    "sglang": HostCost(1.5, 40.0, 900.0, 500.0),
-    "tensorrt-llm": HostCost(1.0, 40.0, 0.0, 0.0),
+    "vllm": HostCost(1.5, 100.0, 900.0, 500.0),
+    "sglang": HostCost(1.5, 100.0, 900.0, 500.0),
+    "tensorrt-llm": HostCost(1.0, 100.0, 0.0, 0.0),
 }
 # The largest step a CUDA graph replays: vLLM V1 captures up to 512 tokens (max_cudagraph_capture_size,
 # vllm/config/compilation.py), V0 decode batches up to 256 (_BATCH_SIZES_TO_CAPTURE) and never a prompt; SGLang
