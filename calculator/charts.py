@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Protocol
@@ -121,6 +121,15 @@ class Frame:
     def x_label_y(self) -> int:
         return self.plot_bottom + X_LABEL_DROP
 
+    @property
+    def hovers(self) -> bool:
+        """Whether the drawing's points carry hover titles: the wide one only (a phone has no hover)."""
+        return self.variant == WIDE.variant
+
+    def _grid(self, ys: Iterable[float]) -> str:
+        """One path for every horizontal grid line (a line element each would cost the page ~50 bytes a line)."""
+        return "".join(f"M{self.plot_left} {y}H{self.plot_right}" for y in ys)
+
 
 @dataclass(frozen=True, slots=True)
 class Chart(Frame):
@@ -134,6 +143,10 @@ class Chart(Frame):
     def line_label_x(self) -> int:
         """Where the budget lines' labels end (right-aligned)."""
         return self.plot_right - LINE_LABEL_GAP
+
+    @property
+    def grid(self) -> str:
+        return self._grid(t.position for t in self.y_ticks)
 
 
 def _nice_step(span: float) -> float:
@@ -215,6 +228,10 @@ class PriceChart(Frame):
     x_ticks: tuple[tuple[float, str], ...]  # (x, ISO day)
     y_ticks: tuple[tuple[float, float, float], ...]  # (y, its label's baseline, USD per GPU-hour)
 
+    @property
+    def grid(self) -> str:
+        return self._grid(y for y, _label_y, _value in self.y_ticks)
+
 
 def price_chart(days: Sequence[tuple[date, float, float]], size: Size = WIDE) -> PriceChart | None:
     """Median and cheapest USD per GPU-hour by day; None below two days of history or where neither moved."""
@@ -272,6 +289,10 @@ class CostChart(Frame):
     marker_x: float | None  # the reader's volume
     owned: str = ""
     crossings: tuple[tuple[float, float], ...] = ()  # (x, output tokens a month) where the cheapest kind changes
+
+    @property
+    def grid(self) -> str:
+        return self._grid(y for y, _label_y, _words in self.y_ticks)
 
 
 CostPoint = tuple[float, float | None, float | None, float | None]
