@@ -15,7 +15,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from calculator.charts import SIZES, price_chart, prices_flat
+from calculator.charts import SIZES, price_chart
 from calculator.hardware import gpu_fit_formats, hardware_for, models_on_gpu, popular_hardware, runs_on
 from calculator.page import ModelPage, model_page
 from calculator.page.basis import page_basis
@@ -113,6 +113,7 @@ def gpu_detail(request: HttpRequest, slug: str) -> HttpResponse:
     on_demand = [o for o in offers if o.pricing_kind == "on-demand"]
     history = price_history(slug)
     days = [(p.day, float(p.median_usd), float(p.cheapest_usd)) for p in history]
+    charts = [chart for size in SIZES if (chart := price_chart(days, size)) is not None]
     context = {
         "gpu": gpu,
         "sources": _source_lines(gpu.sources),
@@ -120,8 +121,8 @@ def gpu_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "stale": stale_offers(on_demand),
         "other_offer_count": len(offers) - len(on_demand),  # spot, community and reserved
         "history": history,
-        "charts": [chart for size in SIZES if (chart := price_chart(days, size)) is not None],
-        "prices_flat": prices_flat(days),
+        "charts": charts,
+        "prices_flat": len(days) > 1 and not charts,  # price_chart draws no flat line: the page says it in words
         "fits": models_on_gpu(_catalog_specs(MODELS_ON_GPU_PAGE), gpu),
         "fit_formats": gpu_fit_formats(gpu),
         "runs_on_key": slug if hardware_for(slug, gpus) else None,

@@ -8,7 +8,7 @@ from calculator.page.inputs import Build, precision_label
 from calculator.state import MAC_MEMORY_GIB, MAC_PREFIX, Choice, PageChoices
 from pricing.gpus import GpuSpec
 
-from .gpus import INVERSE_GPU_SEGMENTS
+from .gpus import CARD_SEGMENTS
 
 # The generic precisions, then every format an engine loads (checkpoint formats, GGUF file types llama.cpp and Ollama
 # run, MLX widths), widest first within each. MXFP4 is offered where the model ships it (it quantizes MoE experts).
@@ -69,7 +69,7 @@ def page_choices(
     keys = FORM_PRECISIONS if released in FORM_PRECISIONS else (released, *FORM_PRECISIONS)
     precisions = [Choice(p, precision_label(p)) for p in keys]
     precisions += [Choice(b.key, b.label) for b in builds if b.file_size_bytes]
-    listed = [g for g in gpus if g.segment in INVERSE_GPU_SEGMENTS]
+    listed = [g for g in gpus if g.segment in CARD_SEGMENTS]
     hardware = [Choice(g.slug, label) for g, label in zip(listed, gpu_choice_labels(listed), strict=True)]
     hardware += [Choice(f"{MAC_PREFIX}{gib}", f"Mac {gib} GB") for gib in MAC_MEMORY_GIB]
     return PageChoices(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from calculator.charts import SIZES, Chart, context_chart, is_flat
+from calculator.charts import SIZES, Chart, context_chart
 from calculator.estimation import Mode, Workload, budget_bytes, max_context
 from calculator.page.inputs import precision_label
 from calculator.state import PRESET_CONTEXTS, CalculatorState
@@ -56,8 +56,9 @@ class ContextSection:
 
     @property
     def flat(self) -> bool:
-        """Whether the need hardly changes with the context (the page says so instead of drawing a flat line)."""
-        return len(self.points) > 1 and is_flat([p.total_bytes for p in self.points])
+        """Whether the need hardly changes with the context: points enough to draw, but no drawing (context_chart
+        leaves out a flat line; the page says it in words)."""
+        return len(self.points) > 1 and not self.charts
 
     @property
     def ends(self) -> tuple[ContextPoint, ContextPoint] | None:

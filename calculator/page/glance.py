@@ -12,7 +12,7 @@ from calculator.estimation.memory.fit import MAX_GPUS_PER_NODE
 from calculator.state import CalculatorState
 from pricing.gpus import GpuSpec
 
-from .gpus import smallest_single_gpu
+from .gpus import CARD_SEGMENTS, smallest_single_gpu
 
 # One card of each common memory size, smallest first: 24, 48, 80, 141 and 192 GB.
 COMMON_CARDS: tuple[str, ...] = ("rtx-4090", "l40s", "h100-sxm", "h200-sxm", "mi300x")
@@ -123,7 +123,7 @@ def _verdict(
     smallest = smallest_single_gpu(need, startable, engine)  # the summary card's rule, on the GPUs it starts on
     if smallest is not None:
         return Fit.RUNS, smallest.short_name, 1
-    rentable = [g for g in startable if g.segment in ("datacenter", "workstation", "consumer")]
+    rentable = [g for g in startable if g.segment in CARD_SEGMENTS]
     tight = [g for g in rentable if need <= g.capacity_bytes]
     if tight:
         return Fit.TIGHT, min(tight, key=lambda g: (g.memory_bytes, g.slug)).short_name, 1

@@ -29,7 +29,8 @@ from models_catalog.architecture import ModelSpec
 from pricing.gpus import GpuSpec
 from pricing.offers import OfferRecord, PricingKind, StaleOffers, stale_offers
 
-INVERSE_GPU_SEGMENTS = ("datacenter", "workstation", "consumer")
+# GPU cards, not Macs or unified-memory desktops: what the inverse lists and what "runs on one GPU" picks from
+CARD_SEGMENTS = ("datacenter", "workstation", "consumer")
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +161,7 @@ def gpus_section(
         by_provider=_offer_rows(ranking.by_provider, need, spec, workload, index, plans),
         ranking=ranking,
         several_nodes=several_node_gpus(
-            need, [g for g in gpus if g.segment in INVERSE_GPU_SEGMENTS], workload.engine, per_gpu
+            need, [g for g in gpus if g.segment in CARD_SEGMENTS], workload.engine, per_gpu
         ),
         newest_capture=max(captures) if captures else None,
         any_stale=any(r.offer.stale for r in shown),
@@ -197,7 +198,5 @@ def largest_datacenter_gpu(gpus: Sequence[GpuSpec]) -> GpuSpec | None:
 
 
 def smallest_single_gpu(need: int, gpus: Sequence[GpuSpec], engine: str) -> GpuSpec | None:
-    fitting = [
-        g for g in gpus if g.segment in ("datacenter", "workstation", "consumer") and need <= budget_bytes(g, engine)
-    ]
+    fitting = [g for g in gpus if g.segment in CARD_SEGMENTS and need <= budget_bytes(g, engine)]
     return min(fitting, key=lambda g: (g.memory_bytes, g.slug)) if fitting else None
