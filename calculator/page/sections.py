@@ -25,13 +25,23 @@ Place = Literal["results", "headline", "within"]
 
 
 @dataclass(frozen=True, slots=True)
+class ChapterBody:
+    """A block of a chapter that stays out of the page until the reader opens the chapter: ``name`` is its element's
+    id and its ``section=``/``show=`` name, ``template`` its partial."""
+
+    name: str
+    template: str
+
+
+@dataclass(frozen=True, slots=True)
 class Section(Generic[T]):
     """One section of the model page.
 
     ``reads``: the calculator inputs (``CalculatorState`` fields) its rendering reads; its HTML is kept per their
     values (calculator/page/view.py), so a change of any other input reuses it. ``None``: rendered every time (it
     reads nearly every input, or a reader's own token). ``deferred``: the page carries a placeholder that loads it
-    when it scrolls into view (the JSON and Markdown twins always carry it)."""
+    when it scrolls into view (the JSON and Markdown twins always carry it). ``bodies``: the blocks inside a closed
+    chapter that the page loads when the reader opens it (its summary line stays in the page)."""
 
     name: str
     reads: frozenset[str] | None
@@ -41,6 +51,7 @@ class Section(Generic[T]):
     markdown: str  # its block of the Markdown twin
     deferred: bool = False
     place: Place = "results"
+    bodies: tuple[ChapterBody, ...] = ()
 
 
 # What an estimate of the page's workload reads: the precision, mode, context, requests, engine, KV cache and the
@@ -94,6 +105,7 @@ SECTIONS: tuple[Section[Any], ...] = (
         template="calculator/_matrix.html",
         json=as_json.matrix_json,
         markdown="calculator/md/_matrix.md",
+        bodies=(ChapterBody("precision-body", "calculator/_matrix_body.html"),),
     ),
     Section(
         "precision_cards",
@@ -129,6 +141,7 @@ SECTIONS: tuple[Section[Any], ...] = (
         template="calculator/_context.html",
         json=as_json.context_json,
         markdown="calculator/md/_context.md",
+        bodies=(ChapterBody("context-body", "calculator/_context_body.html"),),
     ),
     Section(
         "inverse",
@@ -146,6 +159,11 @@ SECTIONS: tuple[Section[Any], ...] = (
         template="calculator/_local.html",
         json=as_json.local_json,
         markdown="calculator/md/_local.md",
+        # the consumer cards and the Macs: the macOS select between them stays in the page (it belongs to the form)
+        bodies=(
+            ChapterBody("local-cards-body", "calculator/_local_cards.html"),
+            ChapterBody("local-macs-body", "calculator/_local_macs.html"),
+        ),
     ),
     Section(
         "rig",
@@ -224,5 +242,7 @@ OUT_OF_BAND: frozenset[str] = frozenset(
 PARTIALS: tuple[str, ...] = tuple(s.template for s in SECTIONS if s.place == "results")
 # the deferred sections: name → partial (the page's placeholder loads the fragment ``?…&section=<name>``)
 DEFERRED_SECTIONS: dict[str, str] = {s.name: s.template for s in SECTIONS if s.deferred}
+# the chapters' bodies: name → partial (loaded when the reader opens the chapter: ``?…&section=<name>``)
+CHAPTER_BODIES: dict[str, str] = {body.name: body.template for s in SECTIONS for body in s.bodies}
 # every section's Markdown, in page order (the Markdown twin includes each)
 MARKDOWN_PARTIALS: tuple[str, ...] = tuple(s.markdown for s in SECTIONS)

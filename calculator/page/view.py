@@ -16,6 +16,7 @@ from calculator.page.basis import PageBasis, kept_section, page_basis
 from calculator.page.compose import ModelPage
 from calculator.page.machines import Hardware
 from calculator.page.sections import (
+    CHAPTER_BODIES,
     DEFERRED_SECTIONS,
     FRAGMENT_READS,
     MARKDOWN_PARTIALS,
@@ -40,6 +41,7 @@ DEFERRED = {
     "more-gpus": "calculator/_gpus_more.html",  # the ranking past its first RANKING_SHOWN rows
     "providers": "calculator/_providers.html",
     **DEFERRED_SECTIONS,  # the published builds (only for a model with builds of a known size) and the FAQ
+    **CHAPTER_BODIES,  # the closed chapters' tables and charts: loaded when the chapter is opened
     # the tables of the model's facts and their sources, inside their disclosures: loaded when opened (or, open,
     # when scrolled to); they read no input, so their URLs carry none
     "param-table": "calculator/_param_table.html",
@@ -91,7 +93,11 @@ class ModelPageView:
         return {template: name for name, template in DEFERRED.items() if name in self.deferred}
 
     def template_context(self) -> dict[str, Any]:
-        extra = {"deferred_partials": self.deferred_partials, "ranking_shown": RANKING_SHOWN}
+        extra = {
+            "deferred_partials": self.deferred_partials,
+            "ranking_shown": RANKING_SHOWN,
+            "chapter_bodies": CHAPTER_BODIES,
+        }
         return {f.name: getattr(self, f.name) for f in fields(self)} | extra
 
 
@@ -140,8 +146,12 @@ def _deferred_urls(base_url: str, joined: str, name: str) -> DeferredUrls:
         fragment, page = f"{base_url}?{SECTION_FIELD}={name}", f"{base_url}?{SHOW_FIELD}={name}#{anchor}"
         return DeferredUrls(fragment=fragment, page=page, trigger="intersect once")
     anchor = "ranking" if name == "more-gpus" else name  # shown on the page, the rows join the ranking's table
+    # a chapter's body sits in its closed disclosure: it loads when opening the chapter reveals it
+    trigger = "intersect once" if name in CHAPTER_BODIES else "revealed"
     return DeferredUrls(
-        fragment=f"{base_url}?{joined}{SECTION_FIELD}={name}", page=f"{base_url}?{joined}{SHOW_FIELD}={name}#{anchor}"
+        fragment=f"{base_url}?{joined}{SECTION_FIELD}={name}",
+        page=f"{base_url}?{joined}{SHOW_FIELD}={name}#{anchor}",
+        trigger=trigger,
     )
 
 

@@ -84,6 +84,8 @@ def test_chart_labels_read_at_twelve_pixels_or_more_on_a_phone_and_a_laptop(chro
         page = context.new_page()
         page.goto(path)
         page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+        if "#context" in path:  # the chapter's body loads when it is opened
+            page.wait_for_selector("#context-body.chapter-body svg.line-chart", state="attached")
         shown = page.evaluate(
             "() => [...document.querySelectorAll('svg.line-chart')].filter(s => s.getClientRects().length).length"
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from calculator.page.view import DEFERRED
 from tests.browser.bundled_site import COLOR_SCHEMES, LANGUAGES, PAGE_TYPES, WIDTHS
 from tests.browser.layout import (
     AXE_VIEWS,
@@ -183,7 +184,8 @@ def test_model_pages_fit_phone_and_tablet_widths(chromium_browser, site_url, pat
     context = chromium_browser.new_context(base_url=site_url, locale=lang, viewport={"width": 360, "height": 800})
     try:
         page = context.new_page()
-        response = page.goto(path.format(lang=lang))
+        # every block the page loads when opened or scrolled to, in the page (checked as a reader sees it opened)
+        response = page.goto(path.format(lang=lang) + ("&" if "?" in path else "?") + "show=" + ",".join(DEFERRED))
         assert response is not None and response.status == 200
         page.evaluate("() => document.querySelectorAll('details').forEach((d) => { d.open = true; })")
         report = check_views(page, lang=lang, widths=(360, 768), color_schemes=("light",))

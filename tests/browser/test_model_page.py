@@ -53,6 +53,9 @@ def test_changing_precision_updates_results_in_place_and_the_url_keeps_the_state
     assert page.evaluate("() => window.sameDocument") is True  # swapped in place, no reload
     assert page.url.endswith(GLM + "?precision=int4")
     assert page.evaluate("() => document.activeElement && document.activeElement.id") == "f-precision"
+    page.click("#by-precision-more > summary")  # the chapter's body loads when the reader opens it
+    page.wait_for_selector("#precision-body.chapter-body")
+    assert page.url.endswith(GLM + "?precision=int4")  # loading the chapter pushes no history entry
     rows = page.locator("#matrix tr[data-precision]").count()
     assert rows == 3
 

@@ -237,7 +237,7 @@ def test_can_it_run_refuses_hardware_we_do_not_know(client, site):
 
 
 def test_model_page_links_to_its_can_it_run_pages_and_a_comparison(client, site):
-    page = _page(client, GLM)
+    page = _page(client, GLM + "?show=local-macs-body")
     links = [a.attrs["href"] for a in page.one(id="runs-on-links").select("a")]
     assert GLM + "runs-on/h100-sxm/" in links and GLM + "runs-on/mac-128/" in links
     assert page.one("a", id="compare-link").attrs["href"].startswith("/en/compare/?models=zai-org/GLM-5.3-Flash%2C")

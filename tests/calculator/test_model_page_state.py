@@ -25,7 +25,7 @@ def seed_site(_site_rows, db):
 
 
 def test_a_128_gb_mac_runs_the_smallest_build_and_a_raised_limit_never_falls_short(client, seed_site):
-    _, page = _get(client, GLM)
+    _, page = _get(client, GLM + "?show=local-cards-body,local-macs-body")
 
     mac = page.one("tr", data_mac_gib="128")
     # both reference documents: the 2bit-lite build needs the raised wired limit on a 128 GB Mac (macOS 15's 96 GiB)
@@ -189,7 +189,7 @@ def test_a_fine_tuning_page_shows_the_smallest_fine_tuning_need_and_the_precisio
     """LoRA on GLM-5.3-Flash (released in FP8) trains on 16-bit base weights: the precision box says FP16 / BF16, not
     the FP8 default, and the smallest-need card is the smallest way to fine-tune (QLoRA on a 4-bit base), not the
     2-bit inference build."""
-    _, page = _get(client, (GLM if lang == "en" else GLM_DE) + "?mode=lora")
+    _, page = _get(client, (GLM if lang == "en" else GLM_DE) + "?mode=lora&show=precision-body")
     selected = [o.attrs["value"] for o in page.one("select", name="precision").select("option", selected=True)]
     assert selected == ["fp16"]
     smallest = page.one(data_card="smallest").text.replace("\xa0", " ")
@@ -213,13 +213,13 @@ def test_every_format_an_engine_loads_is_a_choice_on_the_page_and_in_the_api(cli
 
 @pytest.mark.parametrize("lang", ["en", "de"])
 def test_the_macos_version_sets_the_gpus_default_share_and_so_whether_the_sysctl_is_needed(client, seed_site, lang):
-    base = GLM if lang == "en" else GLM_DE
-    _, page = _get(client, base)
+    base, macs = GLM if lang == "en" else GLM_DE, "show=local-macs-body"
+    _, page = _get(client, f"{base}?{macs}")
     options = [o.attrs["value"] for o in page.one("select", id="f-macos").select("option")]
     assert options == ["15", "26"]
     assert page.one("select", id="f-macos").one("option", selected=True).attrs["value"] == "15"
     assert page.one("tr", data_mac_gib="128").attrs["data-verdict"] == "raise"
-    _, newer = _get(client, base + "?macos=26")
+    _, newer = _get(client, f"{base}?macos=26&{macs}")
     row = newer.one("tr", data_mac_gib="128")
     assert row.attrs["data-verdict"] == "fits" and not row.select("code", data_sysctl=True)
     assert newer.one("a", id="permalink").attrs["href"].endswith("macos=26")
