@@ -168,6 +168,14 @@ _GPU_ID = re.compile(r"^[A-Z0-9]+(?:_[A-Z0-9]+)+$")
 _PART_NUMBER = re.compile(r"^B\d{5,6} ")
 _SKU_LABEL = re.compile(r"^GPU SKU(?P<note> \(.*?\))?: \"(?P<name>.*)\"$")
 _INSTANCE_PRICE = re.compile(r"\b(?P<kind>instance|VM) \$(?P<usd>\d+(?:\.\d+)?)/h\b")
+# Google Cloud's SKU descriptions: "[Commitment v1: ][Spot Preemptible ]<GPU>[ attached to Spot Preemptible VMs]
+# [running] in <region>[ for N Year(s)]", said as the GPU, its terms and the region in the reader's language
+_GOOGLE_SKU = re.compile(
+    r"^(?P<commitment>Commitment v1: )?(?P<spot>Spot Preemptible )?(?P<gpu>.+?)"
+    r"(?P<attached> attached to Spot Preemptible VMs)?(?: running)? in (?P<region>[A-Z][A-Za-z ]*?)"
+    r"(?: for (?P<years>\d+) Years?)?$"
+)
+_GPU_SLICE = "(1 gpu slice)"
 
 
 def offer_text(text: str) -> str:
@@ -190,8 +198,25 @@ def _machine_words(text: str) -> str:
         return text.replace("_", " ")
     text = _PART_NUMBER.sub("", text)
     if sku := _SKU_LABEL.match(text):
-        text = f"{sku['name']}{sku['note'] or ''}"
+        text = f"{_google_sku(sku['name'])}{sku['note'] or ''}"
     return _INSTANCE_PRICE.sub(_instance_price, text)
+
+
+def _google_sku(name: str) -> str:
+    """"Commitment v1: Nvidia L4 GPU running in Americas for 3 Years" → "Nvidia L4 GPU, 3-year commitment, Americas"
+    (in the reader's language); a name of another shape stays as it is."""
+    found = _GOOGLE_SKU.match(name)
+    if found is None:
+        return name
+    parts = [found["gpu"].replace(_GPU_SLICE, str(gettext("(one GPU)")))]
+    if found["spot"] or found["attached"]:
+        parts.append(str(gettext("spot (preemptible)")))
+    if found["commitment"] and found["years"]:
+        years = int(found["years"])
+        parts.append(ngettext("%(years)s-year commitment", "%(years)s-year commitment", years) % {"years": years})
+    region = found["region"]
+    parts.append(str(gettext("Americas")) if region == "Americas" else region)
+    return ", ".join(parts)
 
 
 def _instance_price(found: re.Match[str]) -> str:

@@ -30,7 +30,10 @@ READER_TEXT = """() => {
 }"""
 ENGLISH_WORDS = frozenset({"together", "lambda"})
 HASH = re.compile(r"(?<![\w/.-])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![\w/.-])")
-INSTANCE_NAME = re.compile(r"\b[A-Z0-9][A-Za-z0-9_]* x\d+\b|\bB\d{5,6} |GPU SKU|\b(?:instance|VM) \$[\d.]+/h")
+# (and a provider's SKU description as recorded: "… running in Americas", "Spot Preemptible", "Commitment v1:")
+INSTANCE_NAME = re.compile(
+    r"\b[A-Z0-9][A-Za-z0-9_]* x\d+\b|\bB\d{5,6} |GPU SKU|\b(?:instance|VM) \$[\d.]+/h|\brunning in\b|Spot Preemptible|Commitment v1"
+)
 
 
 def _word(token: str) -> re.Pattern[str]:
@@ -76,6 +79,7 @@ def test_the_check_finds_each_kind_of_raw_id_and_leaves_names_alone():
             "H200 x1",
             "B98415 Oracle Cloud Infrastructure - Compute - GPU - H100",
             'GPU SKU: "Nvidia L4 GPU running in Americas"',
+            "Commitment v1: Nvidia L4 GPU in Americas for 1 Year",
             "EC2 p5.48xlarge (instance $55.04/h)",
             "Task: image-text-to-text",
             "via z-ai/glm-5.2",
@@ -85,6 +89,8 @@ def test_the_check_finds_each_kind_of_raw_id_and_leaves_names_alone():
     assert [line.split(" '")[0] for line in found] == [
         "GPU slug",
         "hash",
+        "instance name",
+        "instance name",
         "instance name",
         "instance name",
         "instance name",

@@ -97,7 +97,7 @@ def test_cost_per_cloud_lists_the_six_seed_providers(client, seed_site):
 
 
 def test_cheapest_gpu_per_precision_matches_the_seed_cards(client, seed_site):
-    _, page = _get(client, GLM)
+    _, page = _get(client, GLM + "?show=precision-body")
 
     int8 = page.one("li", data_precision_card="int8").text
     # 335 GB: 3 H200 hold it; RunPod sells 8 (an A40 or an MI300X cannot start its sparse attention in vLLM)
@@ -196,7 +196,15 @@ def test_offer_names_and_regions_speak_german_on_german_pages(client, seed_site)
     assert offer_text("H100_SXM x8") == "8 × H100 SXM" and offer_text("H200 x1") == "1 × H200"
     assert offer_text("A100_SXM_80GB") == "A100 SXM 80GB"
     assert offer_text("B98415 Oracle Cloud Infrastructure - Compute - GPU - H100").startswith("Oracle Cloud")
-    assert offer_text('GPU SKU: "Nvidia L4 GPU running in Americas"') == "Nvidia L4 GPU running in Americas"
+    # Google's SKU descriptions: the GPU, its terms and the region, in the reader's words
+    assert offer_text('GPU SKU: "Nvidia L4 GPU running in Americas"') == "Nvidia L4 GPU, Americas"
+    spot = 'GPU SKU: "Nvidia H100 80GB GPU attached to Spot Preemptible VMs running in Americas"'
+    committed = 'GPU SKU: "Commitment v1: A4 Nvidia B200 (1 gpu slice) in Americas for 3 Year"'
+    assert offer_text(spot) == "Nvidia H100 80GB GPU, spot (preemptible), Americas"
+    assert offer_text(committed) == "A4 Nvidia B200 (one GPU), 3-year commitment, Americas"
+    with translation.override("de"):
+        assert offer_text(spot) == "Nvidia H100 80GB GPU, Spot (unterbrechbar), Amerika"
+        assert offer_text(committed) == "A4 Nvidia B200 (eine GPU), 3 Jahre Bindung, Amerika"
     gpus = _get(client, GLM_DE_FP16)[1].one(id="gpus").text
     assert "marketplace" not in gpus and "global (" not in gpus
 
