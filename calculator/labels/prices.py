@@ -203,8 +203,8 @@ def _machine_words(text: str) -> str:
 
 
 def _google_sku(name: str) -> str:
-    """"Commitment v1: Nvidia L4 GPU running in Americas for 3 Years" → "Nvidia L4 GPU, 3-year commitment, Americas"
-    (in the reader's language); a name of another shape stays as it is."""
+    """Google's "Commitment v1: Nvidia L4 GPU running in Americas for 3 Years" → "Nvidia L4 GPU, 3-year commitment,
+    Americas" (in the reader's language); a name of another shape stays as it is."""
     found = _GOOGLE_SKU.match(name)
     if found is None:
         return name

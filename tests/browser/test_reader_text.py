@@ -32,7 +32,8 @@ ENGLISH_WORDS = frozenset({"together", "lambda"})
 HASH = re.compile(r"(?<![\w/.-])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![\w/.-])")
 # (and a provider's SKU description as recorded: "… running in Americas", "Spot Preemptible", "Commitment v1:")
 INSTANCE_NAME = re.compile(
-    r"\b[A-Z0-9][A-Za-z0-9_]* x\d+\b|\bB\d{5,6} |GPU SKU|\b(?:instance|VM) \$[\d.]+/h|\brunning in\b|Spot Preemptible|Commitment v1"
+    r"\b[A-Z0-9][A-Za-z0-9_]* x\d+\b|\bB\d{5,6} |GPU SKU|\b(?:instance|VM) \$[\d.]+/h"
+    r"|\brunning in\b|Spot Preemptible|Commitment v1"
 )
 
 
