@@ -15,6 +15,7 @@ from babel.dates import format_skeleton
 from babel.numbers import NumberPattern, parse_pattern
 from django.utils.translation import get_language, to_locale
 
+from calculator.state import tokens_label
 from pricing.gpus import BYTES_PER_GB
 
 
@@ -38,6 +39,13 @@ def format_number(value: float | int | None, digits: int = 0, locale: str | None
     if value is None:
         return "–"
     return _formatted_number(value, max(0, digits), locale or current_locale())
+
+
+def format_tokens(tokens: int, locale: str | None = None) -> str:
+    """A token count as readers write it: 8192 → "8K", 1048576 → "1M", any other count grouped in the reader's
+    notation (2031056 → "2.031.056" in German)."""
+    short = tokens_label(tokens)
+    return short if short.endswith(("K", "M")) else format_number(tokens, 0, locale)
 
 
 def format_share(share: float, locale: str | None = None) -> str:

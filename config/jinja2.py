@@ -19,7 +19,7 @@ from markupsafe import Markup, escape
 from calculator import labels
 from calculator.estimation import ENGINES, KV_DTYPES
 from calculator.estimation.engines.releases import ENGINE_RELEASE_LINES, release_label
-from calculator.formatting import format_day, format_gb, format_money, format_number, format_share
+from calculator.formatting import format_day, format_gb, format_money, format_number, format_share, format_tokens
 from calculator.state import Choice, release_field, tokens_label
 from calculator.term_text import term_formula, term_label
 from models_catalog.reader_names import licence_name, recorded_text, task_name
@@ -226,7 +226,8 @@ def _vocabulary() -> dict[str, Any]:
         "release_field": release_field,
         "release_label": lambda engine, key: labels.release_line_label(release_label(engine, key)),
         "line_label": labels.release_line_label,
-        "tokens_label": tokens_label,
+        "tokens_label": format_tokens,  # a token count in the reader's words
+        "tokens_value": tokens_label,  # as a form field holds it ("8K", "3000")
     }
 
 

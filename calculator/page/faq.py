@@ -14,10 +14,9 @@ from typing import NamedTuple
 from django.utils.translation import gettext, ngettext
 
 from calculator.estimation import MAX_GPUS_PER_NODE, Mode, budget_bytes, nodes_needed, run_count
-from calculator.formatting import format_day, format_gb, format_money, format_number
+from calculator.formatting import format_day, format_gb, format_money, format_number, format_tokens
 from calculator.labels import hosted_provider, requests_phrase
 from calculator.plan_state import volume_words
-from calculator.state import tokens_label
 from pricing.gpus import GpuSpec, gpu_by_slug
 
 from .local import Local, MacVerdict
@@ -123,7 +122,7 @@ def _figures(
         full=needs[(Mode.FULL, "fp16")],
         released=released,
         usable_80=budget_bytes(asked, setting.engine),
-        context=tokens_label(setting.context),
+        context=format_tokens(setting.context),
         requests=requests_phrase(setting.concurrency),
         count_gpus=tuple(by_slug[slug] for slug in COUNT_GPUS if slug in by_slug),
     )

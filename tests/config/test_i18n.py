@@ -8,7 +8,7 @@ from babel.messages.extract import extract_from_file
 from babel.messages.pofile import read_po
 from django.utils import translation
 
-from calculator.formatting import format_day, format_gb, format_money, format_number, format_share
+from calculator.formatting import format_day, format_gb, format_money, format_number, format_share, format_tokens
 
 ROOT = Path(__file__).resolve().parents[2]
 JINJA = {"extensions": "jinja2.ext.i18n"}  # babel.cfg's options for templates
@@ -69,6 +69,9 @@ def test_every_german_message_is_compiled_and_translated():
 def test_numbers_and_money_follow_the_locale():
     assert format_number(13958.4, locale="en") == "13,958"
     assert format_number(13958.4, locale="de") == "13.958"
+    # token counts: the short form where it is exact, else grouped as the reader writes numbers
+    assert format_tokens(131072, locale="de") == "128K" and format_tokens(1048576, locale="en") == "1M"
+    assert format_tokens(2031056, locale="de") == "2.031.056" and format_tokens(2031056, locale="en") == "2,031,056"
     assert format_money(19.12, locale="en") == "$19.12"
     assert format_money(19.12, locale="de") == "19,12\xa0$"
     assert format_money(13958.4, digits=0, locale="en") == "$13,958"
