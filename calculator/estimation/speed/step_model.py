@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from models_catalog.architecture import AttentionKind, ModelSpec
 
 from ..engines.releases import sglang_gpu_defaults
+from ..engines.versions import version_of
 from ..workload import Workload
 from .kernels import KernelTable, kernel_table
 from .schedulers import vllm_policy
@@ -66,6 +67,24 @@ HOST_COSTS: dict[str, HostCost] = {
     "sglang": HostCost(1.5, 100.0, 900.0, 500.0),
     "tensorrt-llm": HostCost(1.0, 100.0, 0.0, 0.0),
 }
+# vLLM before 0.6 ran its HTTP server, scheduler and output processing in one process, in turn with the GPU's step
+# (the vLLM blog, "vLLM v0.6.0: 2.7x Throughput Improvement and 5x Latency Reduction", 2024-09-05: on one H100 serving
+# Llama 3 8B under v0.5.3 the API server took 33 % and scheduling 29 % of the time; 0.6.0 moved the server to its own
+# process and overlapped the output processing with the next step). Its step and per-request costs were chosen on
+# the 20 published vLLM 0.5.4 runs we hold (LambdaLabsML/vllm-benchmark: A100 and H100, 7B to 141B, TP 1–8; 100
+# figures) among 1.5 ms + 100 µs (the current line's: 63 within), 3 ms + 200 µs (73) and 5 ms + 300 µs (65);
+# one publisher's runs of one release, so a coarse choice, not a fit per row
+VLLM_HOST_SPLIT = (0, 6)
+VLLM_BEFORE_SPLIT = HostCost(3.0, 200.0, 900.0, 500.0)
+
+
+def host_cost(engine: str, release: str) -> HostCost:
+    """The host's cost per step of ``engine`` at ``release`` ("" for the current line)."""
+    if engine == "vllm" and release and (version := version_of(release)) is not None and version < VLLM_HOST_SPLIT:
+        return VLLM_BEFORE_SPLIT
+    return HOST_COSTS.get(engine, HOST_COSTS["vllm"])
+
+
 # The largest step a CUDA graph replays: vLLM V1 captures up to 512 tokens (max_cudagraph_capture_size,
 # vllm/config/compilation.py), V0 decode batches up to 256 (_BATCH_SIZES_TO_CAPTURE) and never a prompt; SGLang
 # decode batches up to cuda_graph_max_bs (engines/sglang_lines.py) and never a prefill ("extend") batch
@@ -224,7 +243,7 @@ def _measured(
         g.count for g in spec.layer_groups if g.kind in (AttentionKind.FULL, AttentionKind.MLA, AttentionKind.SLIDING)
     )
     dtype = "fp8" if precision == "fp8" else "bf16"
-    host = HOST_COSTS.get(workload.engine.lower(), HOST_COSTS["vllm"])
+    host = host_cost(workload.engine.lower(), workload.engine_release)
     return Measured(table, dtype, bandwidth, flops, flops_16, attention, spec.moe_layers, host)
 
 
