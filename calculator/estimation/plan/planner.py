@@ -22,6 +22,7 @@ from pricing.offers import HOURS_PER_MONTH
 from ..speed.schedulers import Scheduler
 from ..speed.step_model import StepModel
 from .cost import ApiPrice, TrafficMix, api_cost_per_million_output
+from .queueing import largest_load, wait_quantile
 
 SECONDS_PER_MONTH = HOURS_PER_MONTH * 3600
 TOKENS_PER_MILLION = 1_000_000
@@ -257,10 +258,30 @@ def replica_capacity(step: StepModel, scheduler: Scheduler, demand: Demand) -> R
     tpot, ttft, mean = _steady_step(step, scheduler, demand, low) or (0.0, 0.0, 0.0)
     if low >= cap:
         limit = "memory" if memory_cap < scheduler.max_num_seqs else "sequences"
-    else:
-        beyond = _steady_step(step, scheduler, demand, low + 1)
-        limit = "budget" if beyond is None else "tpot" if beyond[0] > demand.tpot_target_s else "ttft"
+        return _queued(step, scheduler, demand, low, limit) or ReplicaCapacity(low, low / mean, tpot, ttft, limit)
+    beyond = _steady_step(step, scheduler, demand, low + 1)
+    limit = "budget" if beyond is None else "tpot" if beyond[0] > demand.tpot_target_s else "ttft"
     return ReplicaCapacity(low, low / mean, tpot, ttft, limit)
+
+
+def _queued(step: StepModel, scheduler: Scheduler, demand: Demand, slots: int, limit: str) -> ReplicaCapacity | None:
+    """A replica whose batch is bounded by its KV cache or sequence limit (``slots`` places), loaded only as far as
+    the wait for a free place leaves the first token within the target at the demand's percentile (queueing.py): its
+    batch is the ``slots`` it runs at most, its time per token that of the number running on average, its first
+    token after the wait at that percentile. None when even an idle replica's first token misses."""
+    q, output = _quantile_of(demand), max(1, demand.output_tokens)
+    running = slots
+    for _ in range(3):  # fewer running make faster steps and shorter lives: settle the load on them
+        found = _steady_step(step, scheduler, demand, max(1, math.floor(running)))
+        if found is None:
+            return None
+        tpot, ttft, mean = found
+        lifetime = ttft + output * mean
+        running = largest_load(slots, lifetime, q, demand.ttft_target_s - ttft)
+    if running <= 0:
+        return None
+    waited = ttft + wait_quantile(slots, running, lifetime, q)
+    return ReplicaCapacity(slots, running / lifetime * output, tpot, waited, limit)
 
 
 @dataclass(frozen=True, slots=True)
