@@ -270,7 +270,7 @@ def _queued(step: StepModel, scheduler: Scheduler, demand: Demand, slots: int, l
     batch is the ``slots`` it runs at most, its time per token that of the number running on average, its first
     token after the wait at that percentile. None when even an idle replica's first token misses."""
     q, output = _quantile_of(demand), max(1, demand.output_tokens)
-    running = slots
+    running = float(slots)
     for _ in range(3):  # fewer running make faster steps and shorter lives: settle the load on them
         found = _steady_step(step, scheduler, demand, max(1, math.floor(running)))
         if found is None:
