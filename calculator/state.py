@@ -29,7 +29,7 @@ from calculator.estimation.engines.releases import (
     ENGINE_RELEASE_LINES,
 )
 from calculator.estimation.memory.fit import DEFAULT_MACOS, MACOS_VERSIONS
-from calculator.estimation.speed.serving import DEFAULT_MIN_TOKENS_PER_S
+from calculator.estimation.plan.planner import DEFAULT_MIN_TOKENS_PER_S
 
 MAX_VALUE_CHARS = 64  # longer values are ignored unread (they are never echoed back in full)
 MAX_CONTEXT_TOKENS = 1 << 24  # 16M: beyond any released model

@@ -43,11 +43,9 @@ from .estimates import (
     ACCURACY_LABELS,
     LIMITS,
     SOURCE_TEXTS,
-    SUSTAINED_LIMITS,
     VERDICTS,
     accuracy_label,
     limit_label,
-    sustained_text,
     weights_source_text,
 )
 from .prices import (
@@ -69,6 +67,7 @@ from .prices import (
     refresh_outcome_label,
     stale_text,
 )
+from .self_host import REPLICA_LIMITS, break_even_text, replica_text, self_host_text
 
 __all__ = [
     "ACCURACY_LABELS",
@@ -92,11 +91,12 @@ __all__ = [
     "PRECISION_NOTES",
     "PRICING_KINDS",
     "REFRESH_OUTCOMES",
+    "REPLICA_LIMITS",
     "SOURCE_TEXTS",
-    "SUSTAINED_LIMITS",
     "VERDICTS",
     "accuracy_label",
     "attention_name",
+    "break_even_text",
     "data_text",
     "engine_name",
     "family_name",
@@ -115,10 +115,11 @@ __all__ = [
     "pricing_kind_label",
     "refresh_outcome_label",
     "release_line_label",
+    "replica_text",
     "requests_phrase",
+    "self_host_text",
     "source_detail",
     "spec_note",
     "stale_text",
-    "sustained_text",
     "weights_source_text",
 ]

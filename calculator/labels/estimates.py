@@ -6,10 +6,8 @@ from __future__ import annotations
 from django.utils.translation import gettext_lazy as _
 
 from calculator.estimation.engines.sourcing import WeightsSource
-from calculator.estimation.speed.serving import Sustained
-from calculator.formatting import format_number
 
-from .choices import engine_name, in_words, precision_name, requests_phrase
+from .choices import engine_name, in_words, precision_name
 
 LIMITS = {
     "gpu_bandwidth": _("GPU bandwidth"),
@@ -117,32 +115,3 @@ def weights_source_text(source: WeightsSource) -> str:
         key = source.kind.value
     text = SOURCE_TEXTS[key]
     return str(text) % values
-
-
-# What stops the sustained batch (calculator/estimation/speed/serving.py) from growing.
-SUSTAINED_LIMITS = {
-    "memory": _("A larger batch would not fit its KV cache."),
-    "latency": _("A larger batch would slow each request below %(floor)s tokens per second."),
-    "batch": _("We do not model batches beyond 256 requests."),
-}
-
-
-def sustained_text(sustained: Sustained, floor: int) -> str:
-    """How much the configuration generates at the batch it holds, and what stops a larger one."""
-    values = {
-        "requests": requests_phrase(sustained.concurrency),
-        "each": format_number(sustained.per_request_tokens_per_s),
-        "rate": format_number(sustained.tokens_per_s),
-        "floor": floor,
-    }
-    if not sustained.meets_floor:
-        text = _(
-            "Even one request gets only about %(each)s tokens per second here, below your floor of %(floor)s; one "
-            "at a time it generates about %(rate)s tokens per second (estimated)."
-        )
-        return str(text) % values
-    text = _(
-        "With %(requests)s, each at %(each)s tokens per second or more, it generates roughly %(rate)s tokens per "
-        "second in total (estimated)."
-    )
-    return f"{str(text) % values} {str(SUSTAINED_LIMITS[sustained.limit]) % values}"

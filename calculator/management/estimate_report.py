@@ -7,23 +7,16 @@ answers are plain dicts and the core's own results; ``estimate_output`` words th
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
-from datetime import date
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
 from calculator.estimation import (
     GIB,
-    ApiPrice,
     Breakdown,
     EngineSettings,
-    TrafficMix,
     Workload,
     apple_fit,
-    break_even,
-    cost_per_hour,
-    cost_per_million_tokens,
-    cost_per_month,
     engine_capacity,
     estimate,
     max_concurrency,
@@ -40,9 +33,10 @@ from calculator.estimation.memory.estimate import drafts_with_mtp
 from calculator.estimation.plan.deployment import gpu_plan, mac_plan_for_need
 from calculator.estimation.plan.offload_fit import OffloadVerdict, best_quant_verdict, offload_verdict
 from calculator.estimation.plan.placement import TENSOR_PARALLEL_ENGINES
+from calculator.estimation.plan.replica import replica_on
 from calculator.estimation.precision import gguf_key
-from calculator.estimation.speed.serving import Sustained, sustained_throughput
 from calculator.labels import weights_source_text
+from calculator.management.cost_report import cost_demand, cost_json
 from calculator.management.options import (
     MAX_GPUS,
     MAX_MAC_GB,
@@ -68,7 +62,6 @@ from pricing.gpus import GpuSpec, load_gpus
 CAPACITY_ENGINES = frozenset({"vllm", "sglang"})
 MAX_PRICE_PER_GPU_HOUR = Decimal(1000)
 MAX_TENSOR_PARALLEL = 64
-MAX_API_PRICE = Decimal(10_000)
 
 
 def default_hardware() -> list[Hardware]:
@@ -204,59 +197,6 @@ def inverse_from_capacity(row: dict[str, Any], capacity: dict[str, Any], model_l
     if "max_concurrency" in row:
         found["max_concurrency"] = int(capacity["max_concurrency"])
     return found
-
-
-def parse_api_price(text: str) -> ApiPrice:
-    """``input,output`` or ``input,output,cached input``: USD per million tokens."""
-    parts = [p for p in text.replace(";", ",").split(",") if p.strip()]
-    if len(parts) not in (2, 3):
-        raise usage_error("--api-price", f"expected INPUT,OUTPUT[,CACHED] in USD per million tokens, got {text!r}")
-    prices = [float(parse_decimal("--api-price", p, MAX_API_PRICE, allow_zero=True)) for p in parts]
-    return ApiPrice(prices[0], prices[1], prices[2] if len(prices) == 3 else None)
-
-
-def cost_json(
-    options: dict[str, Any],
-    price: Decimal,
-    billed_gpus: int,
-    tokens_per_s: float | None,
-    sustained: Sustained | None = None,
-) -> dict[str, Any]:
-    """Self-hosting at a given price per GPU-hour: per hour and month, per million tokens, against an API. The
-    tokens a month buys are those of the batch the hardware sustains (``sustained``: the largest that fits with every
-    request at the floor, as the model page's break-even counts them), else of the workload's own requests."""
-    per_hour = cost_per_hour(float(price), billed_gpus)
-    per_month = cost_per_month(per_hour)
-    if sustained is not None and sustained.meets_floor:
-        tokens_per_s = sustained.tokens_per_s
-    result: dict[str, Any] = {
-        "price_per_gpu_hour_usd": float(price),
-        "billed_gpus": billed_gpus,
-        "per_hour_usd": per_hour,
-        "per_month_usd": per_month,
-        # the conservative end of the decode range, as the model page uses it
-        "tokens_per_s": tokens_per_s,
-        "per_million_tokens_usd": cost_per_million_tokens(per_hour, tokens_per_s),
-        "sustained": asdict(sustained) if sustained is not None else None,
-        "break_even": None,
-    }
-    if options["api_price"]:
-        api = parse_api_price(options["api_price"])
-        ratio = float(parse_decimal("--input-ratio", options["input_ratio"], Decimal(1000), allow_zero=True))
-        cached = parse_int("--cached-share", options["cached_share"], 100, lower=0)
-        mix = TrafficMix(input_tokens_per_output_token=ratio, cached_input_share=cached / 100)
-        found = break_even(per_month, api, mix, date.today(), tokens_per_s)
-        result["break_even"] = {
-            "api_input_per_million_usd": api.input_per_million_usd,
-            "api_output_per_million_usd": api.output_per_million_usd,
-            "input_tokens_per_output_token": ratio,
-            "cached_input_share": cached / 100,
-            "api_per_million_output_usd": found.api_per_million_output_usd,
-            "break_even_output_tokens_per_month": found.break_even_output_tokens_per_month,
-            "self_host_capacity_tokens_per_month": found.self_host_capacity_tokens_per_month,
-            "self_host_can_reach_break_even": found.self_host_can_reach_break_even,
-        }
-    return result
 
 
 def parse_memory(argument: str, text: str) -> int:
@@ -487,9 +427,9 @@ def hardware_answers(
         if options["speed"]:
             extra["speed"] = found
         if price is not None:
-            sustained = None
-            if not isinstance(hardware, Machine) and hardware.memory_bandwidth_gbps:
-                floor = parse_int("--min-tokens-per-s", str(options.get("min_tokens_per_s") or 20), 10_000)
-                sustained = sustained_throughput(spec, workload, hardware, running, floor, billed)
-            extra["cost"] = cost_json(options, price, billed, found["decode_total"]["low"], sustained)
+            replica = demand = None
+            if not isinstance(hardware, Machine) and workload.engine in CAPACITY_ENGINES:
+                demand = cost_demand(options)
+                replica = replica_on(spec, workload, hardware, running, max(1, billed // running), demand)
+            extra["cost"] = cost_json(options, price, billed, found["decode_total"]["low"], replica, demand)
     return extra

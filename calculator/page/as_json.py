@@ -340,8 +340,15 @@ def api_json(api: SelfHostVsApi, work: PageWork) -> Members:
         "api": {
             "self_host": maybe_offer_json(api.self_host),
             "tokens_per_s": api.tokens_per_s,
-            "sustained": asdict(api.sustained) if api.sustained is not None else None,
-            "min_tokens_per_s": api.min_tokens_per_s,
+            "replica": asdict(api.capacity) if api.capacity is not None else None,
+            "targets": {
+                "ttft_s": api.demand.ttft_target_s,
+                "tpot_s": api.demand.tpot_target_s,
+                "percentile": api.demand.percentile,
+                "peak_factor": api.demand.peak_factor,
+                "prompt_tokens": api.demand.prompt,
+                "output_tokens": api.demand.output_tokens,
+            },
             "self_host_per_million_output_usd": api.self_host_per_million_usd,
             "hosted": [_hosted_row_json(row) for row in api.rows],
             "input_tokens_per_output_token": api.mix.input_tokens_per_output_token,

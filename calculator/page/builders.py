@@ -136,7 +136,7 @@ def build_rig(work: PageWork) -> Rig | None:
 
 
 def build_api(work: PageWork) -> SelfHostVsApi:
-    return hosted_section(work.inputs, work.gpus, work.spec, work.workload)
+    return hosted_section(work.inputs, faq_plan(work.inputs))
 
 
 def build_faq(work: PageWork) -> Faq:

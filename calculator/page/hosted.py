@@ -1,16 +1,24 @@
-"""Self-hosting against the hosted APIs that serve the model: per-token prices and the break-even volume."""
+"""Self-hosting against the hosted APIs that serve the model: per-token prices and the break-even volume, read from
+the planner's answer for the page's settings (``plan_kept.faq_plan``), so a configuration has the capacity here that
+it has in the FAQ, on the planner page and in the API."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from calculator.estimation import RankedOffer, TrafficMix, Workload, break_even
-from calculator.estimation.plan.deployment import run_workload
-from calculator.estimation.speed.serving import Sustained
+from calculator.estimation import RankedOffer, TrafficMix, break_even
+from calculator.estimation.plan.cost import api_cost_per_million_output
+from calculator.estimation.plan.planner import (
+    SECONDS_PER_MONTH,
+    TOKENS_PER_MILLION,
+    Demand,
+    ReplicaCapacity,
+    monthly_output_tokens,
+)
 from calculator.page.inputs import HostedPrice, PageInputs
-from models_catalog.architecture import ModelSpec
 
-from .gpus import Gpus, gpu_index
+from .planner import PlanAnswer, PlanRow
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,19 +34,28 @@ class HostedRow:
 @dataclass(frozen=True, slots=True)
 class SelfHostVsApi:
     self_host: RankedOffer | None
-    sustained: Sustained | None  # the batch the configuration holds at the reader's per-request floor
-    min_tokens_per_s: int  # that floor
+    capacity: ReplicaCapacity | None  # one replica of it under steady load within the demand's targets
+    demand: Demand  # the planner's question the page asks: the page's mix and per-token target
+    unmet: bool  # configurations are on offer, but none keeps one request within the targets
     rows: tuple[HostedRow, ...]
     per_million_output_usd: float | None  # the first API's cost per million generated tokens with the mix
     break_even_tokens: float | None
-    capacity_tokens: float | None
+    capacity_tokens: float | None  # a month at a peak of ``demand.peak_factor`` × the average rate
     reachable: bool | None
-    mix: TrafficMix
+
+    @property
+    def mix(self) -> TrafficMix:
+        return self.demand.mix
+
+    @property
+    def tpot_ms(self) -> int:
+        """The time per token the page's speed floor asks for, as the planner's query names it."""
+        return round(self.demand.tpot_target_s * 1000)
 
     @property
     def tokens_per_s(self) -> float | None:
-        """All requests together at the sustained batch, the low end of the estimate."""
-        return self.sustained.tokens_per_s if self.sustained is not None else None
+        """One replica's generated tokens a second at the largest batch within the targets."""
+        return self.capacity.output_tokens_per_s if self.capacity is not None else None
 
     @property
     def compared_provider(self) -> str:
@@ -52,56 +69,43 @@ class SelfHostVsApi:
 
     @property
     def self_host_per_million_usd(self) -> float | None:
-        """The configuration's month over the tokens it generates in it at the sustained batch."""
+        """The configuration's month over the tokens it generates in it at the peak it is sized for."""
         if self.self_host is None or not self.capacity_tokens:
             return None
-        return float(self.self_host.per_month_usd) / (self.capacity_tokens / 1_000_000)
+        return float(self.self_host.per_month_usd) / (self.capacity_tokens / TOKENS_PER_MILLION)
 
     @property
     def capacity_million_tokens(self) -> float | None:
-        return self.capacity_tokens / 1_000_000 if self.capacity_tokens is not None else None
+        return self.capacity_tokens / TOKENS_PER_MILLION if self.capacity_tokens is not None else None
 
 
-def cheapest_per_token(
-    gpus: Gpus, inputs: PageInputs, spec: ModelSpec, workload: Workload, floor: int
-) -> tuple[RankedOffer | None, Sustained | None]:
-    """Of the cheapest configuration per GPU type, the one whose month buys the most tokens at the batch it holds
-    with every request at ``floor`` tokens/s or more (the cheapest per hour often holds only the reader's own
-    requests: 5 × A100 fill 90 % with GLM-5.3-Flash's weights). Without any that meets the floor, the cheapest per
-    hour with what it does. Each GPU type's sustained batch comes from ``inputs.sustained_batch``."""
-    index, sustained = gpu_index(inputs.gpus), inputs.sustained_batch
-    best: tuple[float, RankedOffer, Sustained] | None = None
-    for row in gpus.by_gpu:
-        gpu = index.get(row.ranked.offer.gpu_slug)
-        if gpu is None or not gpu.memory_bandwidth_gbps:
-            continue
-        found = sustained(
-            spec, run_workload(workload, row.plan.layout), gpu, row.tensor_parallel, floor, row.plan.gpus_run
+def break_even_row(rented: Sequence[PlanRow], api_per_million: float | None, demand: Demand) -> PlanRow | None:
+    """The rented configuration the break-even is read from, as the planner's crossover reads it: of those that,
+    full, cost less per generated token than the API, the cheapest a month (the volume where self-hosting first
+    pays off is its month over the API's price); without one, or without an API, the cheapest per token."""
+
+    def per_million(row: PlanRow) -> float:
+        capacity = row.served.capacity
+        assert capacity is not None  # a rented row is sized by its capacity
+        return (
+            row.served.monthly_usd
+            / row.served.replicas
+            / (monthly_output_tokens(capacity, demand) / TOKENS_PER_MILLION)
         )
-        if found is None or not found.meets_floor:
-            continue
-        per_token = float(row.ranked.per_month_usd) / found.tokens_per_s
-        if best is None or per_token < best[0]:
-            best = (per_token, row.ranked, found)
-    if best is not None:
-        return best[1], best[2]
-    if not gpus.by_gpu:
-        return None, None
-    cheapest = gpus.by_gpu[0]
-    gpu = index.get(cheapest.ranked.offer.gpu_slug)
-    if gpu is None or not gpu.memory_bandwidth_gbps:
-        return cheapest.ranked, None
-    plan = cheapest.plan
-    return cheapest.ranked, sustained(
-        spec, run_workload(workload, plan.layout), gpu, plan.tensor_parallel, floor, plan.gpus_run
-    )
+
+    if not rented:
+        return None
+    if api_per_million is not None:
+        cheaper = [row for row in rented if per_million(row) <= api_per_million]
+        if cheaper:
+            return min(cheaper, key=lambda row: row.served.monthly_usd / row.served.replicas)
+    return min(rented, key=per_million)
 
 
-def hosted_section(inputs: PageInputs, gpus: Gpus, spec: ModelSpec, workload: Workload) -> SelfHostVsApi:
-    """The hosted APIs' prices on the day, and the break-even against the configuration cheapest per generated
-    token."""
-    state = inputs.state
-    mix = TrafficMix(input_tokens_per_output_token=state.ratio, cached_input_share=state.cached / 100)
+def hosted_section(inputs: PageInputs, plan: PlanAnswer) -> SelfHostVsApi:
+    """The hosted APIs' prices on the day, and the break-even against the rented configuration the planner's
+    answer for the page's settings reads it from."""
+    demand = plan.demand
     rows = []
     for hosted in inputs.hosted:
         input_usd, cached_usd, output_usd = hosted.price.prices_on(inputs.today)
@@ -116,13 +120,21 @@ def hosted_section(inputs: PageInputs, gpus: Gpus, spec: ModelSpec, workload: Wo
                 intro_expired=intro is not None and inputs.today > intro,
             )
         )
-    cheapest, held = cheapest_per_token(gpus, inputs, spec, workload, state.tps)
-    tokens_per_s = held.tokens_per_s if held is not None else None
-    per_million = volume = capacity = reachable = None
-    if rows and cheapest is not None:
-        result = break_even(float(cheapest.per_month_usd), rows[0].hosted.price, mix, inputs.today, tokens_per_s)
-        per_million = result.api_per_million_output_usd
-        volume = result.break_even_output_tokens_per_month
-        capacity = result.self_host_capacity_tokens_per_month
-        reachable = result.self_host_can_reach_break_even
-    return SelfHostVsApi(cheapest, held, state.tps, tuple(rows), per_million, volume, capacity, reachable, mix)
+    rented = [row for row in plan.rows if row.kind == "rented" and row.offer is not None]
+    api_per_million = api_cost_per_million_output(rows[0].hosted.price, demand.mix, inputs.today) if rows else None
+    chosen = break_even_row(rented, api_per_million, demand)
+    if chosen is None or chosen.offer is None or chosen.served.capacity is None:
+        return SelfHostVsApi(None, None, demand, bool(plan.unmet), tuple(rows), api_per_million, None, None, None)
+    offer, capacity = chosen.offer.ranked, chosen.served.capacity
+    volume = capacity_tokens = reachable = None
+    if rows:
+        per_second = monthly_output_tokens(capacity, demand) / SECONDS_PER_MONTH
+        found = break_even(float(offer.per_month_usd), rows[0].hosted.price, demand.mix, inputs.today, per_second)
+        volume = found.break_even_output_tokens_per_month
+        capacity_tokens = found.self_host_capacity_tokens_per_month
+        reachable = found.self_host_can_reach_break_even
+    else:
+        capacity_tokens = monthly_output_tokens(capacity, demand)
+    return SelfHostVsApi(
+        offer, capacity, demand, False, tuple(rows), api_per_million, volume, capacity_tokens, reachable
+    )

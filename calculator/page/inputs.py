@@ -3,25 +3,19 @@ the GPU catalog and the hosted API prices, as plain data (no queryset)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 
-from calculator.estimation import PRECISIONS, ApiPrice, Workload
+from calculator.estimation import PRECISIONS, ApiPrice
 from calculator.estimation.engines.builds import build_precision, released_precision
 from calculator.estimation.engines.sourcing import SourceKind, WeightsSource, weights_source
-from calculator.estimation.speed.serving import Sustained, sustained_throughput
 from calculator.state import CalculatorState
 from models_catalog.architecture import ModelSpec
 from pricing.gpus import GpuSpec
 from pricing.offers import OfferRecord
 
 BUILD_PREFIX = "build:"
-# One GPU type's sustained batch: (spec, workload, GPU, tensor-parallel degree, tokens/s floor, GPUs that hold the
-# memory) → the largest batch whose requests each keep the floor (``speed.serving.sustained_throughput``). The break-
-# even section asks it for every GPU type of its ranking; the site's pages pass the one kept per process
-# (``sources.sustained_batch``, through ``web.kept``).
-SustainedBatch = Callable[[ModelSpec, Workload, GpuSpec, int, int, int], Sustained | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +65,6 @@ class PageInputs:
     today: date = field(default_factory=date.today)
     hub_id: str = ""  # the model's Hub id, named in launch commands
     display_name: str = ""  # the model's name as the page says it (the FAQ's questions); "" for an inline config
-    sustained_batch: SustainedBatch = sustained_throughput  # computed each time unless a kept one is passed
 
     def weights_source(self, engine: str, precision: str) -> WeightsSource:
         """Where ``engine`` gets ``precision`` (a precision key or a published build's key) of this model from."""

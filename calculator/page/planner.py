@@ -29,9 +29,11 @@ from calculator.estimation.plan.planner import (
     served_by_api,
     served_by_replicas,
 )
-from calculator.estimation.speed.schedulers import Scheduler, engine_scheduler
+from calculator.estimation.plan.replica import replica_on
+from calculator.estimation.speed.schedulers import Scheduler
 from calculator.estimation.speed.step_model import step_model
 from calculator.page.inputs import HostedPrice, PageInputs
+from calculator.state import CalculatorState
 from models_catalog.architecture import ModelSpec
 from pricing.gpus import GpuSpec
 from pricing.offers import OfferRecord, PricingKind
@@ -46,6 +48,8 @@ CHART_POINTS = 61
 
 
 KINDS = ("api", "rented", "owned")
+# The engines a plan runs: vLLM or SGLang on rented and owned servers, the desk machines' own (llama.cpp)
+ENGINES_PLANNED = ("vllm", "sglang", *sorted({machine.engine for machine in owned_data().machines}))
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +186,7 @@ def plan_answer(
     unmet: list[str] = []
     for row in gpus.by_gpu:
         gpu = index[row.ranked.offer.gpu_slug]
-        capacity = _replica(spec, workload, row.plan, gpu, demand)
+        capacity = replica_on(spec, workload, gpu, row.plan.tensor_parallel, row.plan.pipeline_stages, demand)
         if capacity is None:
             unmet.append(row.ranked.gpu_name)
             continue
@@ -223,29 +227,6 @@ def plan_answer(
     )
 
 
-def _replica(
-    spec: ModelSpec, workload: Workload, plan: GpuPlan, gpu: GpuSpec, demand: Demand
-) -> ReplicaCapacity | None:
-    """The steady-load capacity of one replica split as ``plan``; None without a speed figure or when one request
-    misses the targets. Under pipeline stages a token passes every stage in turn (a step reads all the weights, one
-    stage after another) while as many batches as stages are in flight (estimated)."""
-    if not gpu.memory_bandwidth_gbps:
-        return None
-    tp, stages = plan.tensor_parallel, max(1, plan.pipeline_stages)
-    step = step_model(spec, workload, gpu, tp)
-    if step is None:
-        return None
-    scheduler = engine_scheduler(spec, workload, gpu.capacity_bytes, gpu.name, tp * stages, workload.context)
-    if stages > 1:
-        scheduler = replace(scheduler, kv_tokens=scheduler.kv_tokens // stages)
-    found = replica_capacity(step, scheduler, demand)
-    if found is None or stages == 1:
-        return found
-    return replace(
-        found, concurrency=found.concurrency * stages, output_tokens_per_s=found.output_tokens_per_s * stages
-    )
-
-
 def _owned(
     spec: ModelSpec,
     workload: Workload,
@@ -263,7 +244,7 @@ def _owned(
         plan = gpu_plan(spec, workload, gpu, need_bytes=need, instance_gpus=group)
         if plan.gpus_needed > group:
             continue
-        capacity = _replica(spec, workload, plan, gpu, demand)
+        capacity = replica_on(spec, workload, gpu, plan.tensor_parallel, plan.pipeline_stages, demand)
         if capacity is None:
             continue
         replicas = server.gpus // group
@@ -467,8 +448,19 @@ def _crossing(rows: list[PlanRow], demand: Demand, found: Crossover) -> float:
 FAQ_VOLUME = 1e9
 
 
+def faq_state(state: CalculatorState) -> tuple[object, ...]:
+    """What of a calculator state ``faq_answer`` reads: the precision, engine, KV dtype and release lines the
+    replicas run, the mix and the per-request speed (a page's context, concurrency or RAM leave the plan as it is)."""
+    releases = tuple(state.release_for(engine) for engine in ENGINES_PLANNED)
+    return (state.precision, state.engine, state.kv, releases, state.ratio, state.cached, state.tps)
+
+
 def faq_answer(inputs: PageInputs) -> PlanAnswer:
-    """The planner's answer for ``FAQ_VOLUME`` with the page's input mix and cached share (the FAQ's question)."""
+    """The planner's answer for ``FAQ_VOLUME`` with the page's input mix, cached share and per-request speed (a time
+    per token of 1 ÷ the tokens/s each request sees at least): the FAQ's question, and the plan the page's self-host
+    against API reads."""
     state = inputs.state
-    demand = Demand(FAQ_VOLUME, input_per_output=state.ratio, cached_share=state.cached / 100)
+    demand = Demand(
+        FAQ_VOLUME, input_per_output=state.ratio, cached_share=state.cached / 100, tpot_target_s=1 / max(1, state.tps)
+    )
     return plan_answer(inputs, demand)

@@ -183,7 +183,7 @@ SECTIONS: tuple[Section[Any], ...] = (
     ),
     Section(
         "faq",
-        reads=WORKLOAD_INPUTS | {"macos", "ratio", "cached"},
+        reads=WORKLOAD_INPUTS | {"macos", "ratio", "cached", "tps"},
         build=builders.build_faq,
         template="calculator/_faq.html",
         json=as_json.faq_json,

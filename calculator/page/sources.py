@@ -6,9 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from calculator.estimation import ApiPrice, Workload
+from calculator.estimation import ApiPrice
 from calculator.estimation.engines.builds import build_bits, released_precision
-from calculator.estimation.speed.serving import Sustained, sustained_throughput
 from calculator.labels import data_text
 from calculator.page import Build, HostedPrice, PageInputs, build_key, page_choices
 from calculator.state import CalculatorState, PageChoices
@@ -47,7 +46,6 @@ class PageSources:
             self.today,
             self.hub_id,
             self.display_name,
-            sustained_batch,
         )
 
 
@@ -114,25 +112,6 @@ def model_spec(model: Model) -> ModelSpec:
 
 # The current spot (interruptible) offers, which the planner adds where the reader allows them
 SPOT_OFFERS: Kept[tuple[OfferRecord, ...]] = Kept("spot-offers", depends_on=(PRICES_GENERATION,), seconds=300)
-
-
-# One GPU type's sustained batch (``inputs.SustainedBatch``): pure, from immutable inputs, so
-# kept across requests (a page tries every GPU type of its ranking, up to nine batch sizes each).
-SUSTAINED: Kept[Sustained | None] = Kept("sustained-batch", where=PROCESS, max_entries=4096)
-
-
-def sustained_batch(
-    spec: ModelSpec, workload: Workload, gpu: GpuSpec, tensor_parallel: int, floor: int, gpus_run: int
-) -> Sustained | None:
-    return SUSTAINED.get(
-        lambda: sustained_throughput(spec, workload, gpu, tensor_parallel, floor, gpus_run),
-        spec,
-        workload,
-        gpu.slug,
-        tensor_parallel,
-        floor,
-        gpus_run,
-    )
 
 
 def page_offers() -> tuple[OfferRecord, ...]:

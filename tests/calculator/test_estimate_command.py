@@ -31,7 +31,8 @@ from calculator.estimation import (
     speed,
 )
 from calculator.estimation.memory.applicability import choose_mode
-from calculator.estimation.speed.serving import sustained_throughput
+from calculator.estimation.plan.planner import SECONDS_PER_MONTH, Demand, monthly_output_tokens
+from calculator.estimation.plan.replica import replica_on
 from calculator.management.estimate_output import precision_used
 from calculator.management.options import load_spec
 from pricing.gpus import gpu_by_slug, load_gpus
@@ -270,17 +271,21 @@ def test_cost_per_million_tokens_and_break_even_match_the_core():
     args += ("--api-price", "0.1,0.4,0.05")
     result = run(*args, "--cached-share", "50")
     cost = result["cost"]
-    # as the model page's break-even: the tokens of the largest batch that fits one H100 with every request at
-    # 20 tokens/s or more, not of the one request asked for
+    # as the model page's break-even and the planner: one replica's capacity within 50 ms a token and the first
+    # token within 2 s, at the average rate of a month sized for peaks of twice it — not the one request asked for
     h100, spec = gpu_by_slug("h100-sxm"), spec_of("Qwen/Qwen3-32B")
-    held = sustained_throughput(spec, workload_of(result), h100, 1, 20, 1)
+    demand = Demand(0.0, input_per_output=3.0, cached_share=0.5)
+    held = replica_on(spec, workload_of(result), h100, 1, 1, demand)
     one = speed(spec, workload_of(result), h100, 1).decode_tokens_per_s_low
-    tokens = held.tokens_per_s
-    assert held.concurrency > 1 and tokens > one
-    assert cost["billed_gpus"] == 1 and cost["tokens_per_s"] == tokens
-    assert cost["sustained"]["concurrency"] == held.concurrency and cost["sustained"]["meets_floor"]
-    slower = run(*args, "--cached-share", "50", "--min-tokens-per-s", "1000")["cost"]
-    assert slower["sustained"]["meets_floor"] is False and slower["tokens_per_s"] == one
+    assert held is not None and held.concurrency > 1
+    tokens = monthly_output_tokens(held, demand) / SECONDS_PER_MONTH
+    assert tokens > one and cost["peak_factor"] == 2.0
+    assert cost["billed_gpus"] == 1 and cost["tokens_per_s"] == pytest.approx(tokens)
+    assert cost["replica"]["concurrency"] == held.concurrency and cost["replica"]["tpot_s"] <= 0.05
+    faster = run(*args, "--cached-share", "50", "--min-tokens-per-s", "40")["cost"]
+    assert faster["replica"]["tpot_s"] <= 0.025 and faster["tokens_per_s"] < tokens
+    impossible = run(*args, "--cached-share", "50", "--min-tokens-per-s", "1000")["cost"]
+    assert impossible["replica"] is None and impossible["tokens_per_s"] == one
     assert cost["per_month_usd"] == pytest.approx(2.49 * HOURS_PER_MONTH)
     assert cost["per_million_tokens_usd"] == cost_per_million_tokens(2.49, tokens)
     mix = TrafficMix(input_tokens_per_output_token=3.0, cached_input_share=0.5)

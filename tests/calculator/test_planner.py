@@ -381,6 +381,13 @@ def test_the_faq_plan_is_kept_per_model_day_and_state_and_equals_a_fresh_plan(si
     assert other is not first and other == kept.faq_answer(sources.inputs(replace(state, cached=50)))
     inline = replace(inputs, hub_id="")  # a config sent inline has no catalog id: planned each time
     assert kept.faq_plan(inline) is not kept.faq_plan(inline)
+    # what the plan does not read plans nothing again, and a fresh plan of it is the same
+    for change in ({"context": 32768}, {"concurrency": 8}, {"ram": 128}, {"mode": "lora"}):
+        varied = replace(state, **change)
+        assert kept.faq_plan(sources.inputs(varied)) is first, change
+        assert kept.faq_answer(sources.inputs(varied)) == first, change
+    for change in ({"tps": 40}, {"precision": "int4"}, {"engine": "sglang"}, {"ratio": 5.0}):
+        assert kept.faq_plan(sources.inputs(replace(state, **change))) is not first, change
 
 
 def test_the_planner_builder_computes_and_keeps_nothing():

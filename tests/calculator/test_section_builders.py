@@ -12,7 +12,6 @@ from calculator.estimation import Mode
 from calculator.page import builders
 from calculator.page.sections import SECTIONS
 from calculator.page.setting import MATRIX_PRECISIONS, MODES
-from calculator.page.sources import SUSTAINED, sustained_batch
 from calculator.page.work import PageWork
 from models_catalog.models import Model
 from pricing.gpus import gpu_by_slug
@@ -83,25 +82,13 @@ def test_the_ranking_holds_the_need_on_each_configuration_cheapest_first():
         assert gpu is not None and row.ranked.gpus_needed * gpu.capacity_bytes >= work.need
 
 
-def test_the_break_even_compares_the_cheapest_api_with_a_configuration_that_keeps_the_floor():
+def test_the_break_even_compares_the_cheapest_api_with_a_replica_within_the_targets():
     work = PageWork(page_inputs(LLAMA_70B, {"tps": "20", "ratio": "3"}))
     api = builders.build_api(work)
     assert api.rows and api.mix.input_tokens_per_output_token == 3
-    assert api.self_host is not None and api.sustained is not None
-    assert api.sustained.meets_floor and api.sustained.per_request_tokens_per_s >= 20
+    assert api.self_host is not None and api.capacity is not None
+    assert api.capacity.tpot_s <= 0.05 and api.capacity.ttft_s <= 2.0
     assert api.break_even_tokens is not None and api.break_even_tokens > 0
-
-
-def test_a_page_on_the_site_keeps_each_sustained_batch_once():
-    """The site's pages pass the kept sustained batch (``sources.sustained_batch``): a second page of the same state
-    reads every GPU type's batch from the store instead of computing it again."""
-    SUSTAINED.forget()
-    inputs = page_inputs(LLAMA_70B, sustained_batch=sustained_batch)
-    first = builders.build_api(PageWork(inputs))
-    kept = len(SUSTAINED._entries)
-    again = builders.build_api(PageWork(inputs))
-    assert kept > 0 and len(SUSTAINED._entries) == kept
-    assert again.sustained is first.sustained  # the kept object itself
 
 
 def test_the_faq_answers_from_the_matrix_figures():

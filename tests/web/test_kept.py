@@ -153,11 +153,10 @@ def test_every_kept_value_goes_through_the_seam():
     assert offenders == []
 
 
-# The model page's modules that keep values: the readers of its inputs (the spec, offers, sustained batches: sources;
+# The model page's modules that keep values: the readers of its inputs (the spec and offers: sources;
 # the basis per model and day: basis), the view (each section's HTML) and the FAQ's plan (plan_kept; the planner's
-# builder keeps nothing). A section's builder keeps nothing itself: what it asks for more than once per page comes
-# from its inputs (``PageInputs.sustained_batch``: tests/calculator/test_section_builders.py) or is computed once per
-# page (``page.work.PageWork``).
+# builder keeps nothing; the FAQ and the self-host chapter read the one kept plan). A section's builder keeps nothing
+# itself: what it asks for more than once per page is computed once per page (``page.work.PageWork``).
 PAGE_MODULES_THAT_KEEP = {"sources.py", "basis.py", "view.py", "plan_kept.py"}
 
 

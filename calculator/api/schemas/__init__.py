@@ -35,7 +35,7 @@ from .estimate import (
     TermOut,
     WeightsSourceOut,
 )
-from .prices import BreakEvenOut, GpuCountOut, GpusOut, HostedOut, OfferOut, SummaryOut, SustainedOut
+from .prices import BreakEvenOut, GpuCountOut, GpusOut, HostedOut, OfferOut, ReplicaOut, SummaryOut, TargetsOut
 from .queries import (
     MAX_CONFIG_BYTES,
     MAX_JSON_DEPTH,
@@ -80,11 +80,12 @@ __all__ = [
     "MatrixCellOut",
     "OfferOut",
     "PlanQuery",
+    "ReplicaOut",
     "RigOut",
     "RigRowOut",
     "SettingOut",
     "SummaryOut",
-    "SustainedOut",
+    "TargetsOut",
     "TermOut",
     "WeightsSourceOut",
 ]

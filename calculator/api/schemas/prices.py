@@ -126,21 +126,34 @@ class HostedOut(Schema):
     source_url: str
 
 
-class SustainedOut(Schema):
-    concurrency: int = Field(..., description="requests at a time the configuration holds at the floor")
-    tokens_per_s: float = Field(..., description="all of them together, low end of the estimate")
-    per_request_tokens_per_s: float = Field(..., description="what each request sees, low end")
-    limit: str = Field(..., description="what stops a larger batch: `memory`, `latency` (the floor) or `batch` (256)")
-    meets_floor: bool = Field(..., description="`false` when even one request is slower than the floor")
+class ReplicaOut(Schema):
+    concurrency: int = Field(
+        ..., description="requests one replica runs at a time at the largest batch within the targets"
+    )
+    output_tokens_per_s: float = Field(..., description="generated tokens a second one replica sustains there")
+    tpot_s: float = Field(..., description="time per output token at the targets' percentile")
+    ttft_s: float = Field(..., description="time to the first token at the targets' percentile, any queue included")
+    limit: str = Field(
+        ..., description="what stops a larger batch: `tpot`, `ttft`, `memory` (KV cache), `sequences`, `budget`"
+    )
+
+
+class TargetsOut(Schema):
+    ttft_s: float = Field(..., description="first token within (seconds)")
+    tpot_s: float = Field(..., description="time per output token within (seconds): 1 ÷ the page's `tps`")
+    percentile: int = Field(..., description="the targets hold for the median request (50) or 95 % of them (95)")
+    peak_factor: float = Field(..., description="replicas are sized for a peak of this many times the average rate")
+    prompt_tokens: int = Field(..., description="tokens per request's prompt")
+    output_tokens: int = Field(..., description="tokens per request's answer")
 
 
 class BreakEvenOut(Schema):
-    self_host: OfferOut | None
-    tokens_per_s: float | None = Field(..., description="self-host throughput at the sustained batch")
-    sustained: SustainedOut | None
-    min_tokens_per_s: int = Field(..., description="the per-request floor (tps)")
+    self_host: OfferOut | None = Field(..., description="the rented configuration the break-even is read from")
+    tokens_per_s: float | None = Field(..., description="one replica's generated tokens a second within the targets")
+    replica: ReplicaOut | None
+    targets: TargetsOut
     self_host_per_million_output_usd: float | None = Field(
-        ..., description="the self-host month over the tokens it generates at the sustained batch"
+        ..., description="the self-host month over the tokens it generates at the peak it is sized for"
     )
     hosted: list[HostedOut]
     input_tokens_per_output_token: float

@@ -16,7 +16,7 @@ from pydantic import WithJsonSchema
 from calculator.estimation import ENGINES, FRAMEWORKS_KEYS, KV_DTYPES, OPTIMIZERS, Mode
 from calculator.estimation.engines.releases import LLAMA_CPP_RELEASES, MLX_RELEASES, SGLANG_RELEASES, VLLM_RELEASES
 from calculator.estimation.memory.fit import MACOS_VERSIONS
-from calculator.estimation.speed.serving import DEFAULT_MIN_TOKENS_PER_S
+from calculator.estimation.plan.planner import DEFAULT_MIN_TOKENS_PER_S
 from calculator.plan_state import MAX_LIST_CHARS
 from calculator.plan_state import MAX_VALUE_CHARS as PLAN_VALUE_CHARS
 from calculator.state import (

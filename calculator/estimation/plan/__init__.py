@@ -7,7 +7,8 @@
 - ``inverse``: the longest context or the most requests that fit on given hardware.
 - ``offload``, ``offload_fit``: llama.cpp's split over GPUs and system RAM, the best one that fits, its speed.
 - ``planner``: the cheapest ways to serve a monthly volume within latency targets; ``queueing``: the wait for a free
-  place in a replica its KV cache or sequence limit fills (Erlang C).
+  place in a replica its KV cache or sequence limit fills (Erlang C); ``replica``: one replica's capacity on a GPU
+  type split one way, which every priced configuration reads.
 
 Imports: the foundation modules, ``engines``, ``memory`` and ``speed``.
 """

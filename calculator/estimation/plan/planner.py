@@ -26,6 +26,10 @@ from .queueing import largest_load, wait_quantile
 
 SECONDS_PER_MONTH = HOURS_PER_MONTH * 3600
 TOKENS_PER_MILLION = 1_000_000
+# The time per output token a request sees at most unless the reader sets another: 50 ms, faster than people read a
+# streamed answer (20 tokens a second). A choice the pages state, not a measured figure.
+DEFAULT_TPOT_TARGET_S = 0.05
+DEFAULT_MIN_TOKENS_PER_S = round(1 / DEFAULT_TPOT_TARGET_S)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +43,7 @@ class Demand:
     cached_share: float = 0.0
     peak_factor: float = 2.0
     ttft_target_s: float = 2.0
-    tpot_target_s: float = 0.05
+    tpot_target_s: float = DEFAULT_TPOT_TARGET_S
     prompt_tokens: int = 0  # tokens per request; 0: 1,000 × input_per_output
     output_tokens: int = 1000  # per request
     percentile: int = 50
@@ -294,6 +298,12 @@ class Served:
     replicas: int = 0  # instances rented, or servers owned
     utilisation: float = 0.0  # the average rate over what the replicas can serve
     capacity: ReplicaCapacity | None = None  # one instance's or one server's
+
+
+def monthly_output_tokens(capacity: ReplicaCapacity, demand: Demand) -> float:
+    """What one replica generates in a month whose peak rate is ``demand.peak_factor`` × the average, as replicas
+    are sized for it."""
+    return capacity.output_tokens_per_s * SECONDS_PER_MONTH / max(1.0, demand.peak_factor)
 
 
 def served_by_api(api: ApiPrice, demand: Demand, day: date) -> Served:

@@ -12,7 +12,6 @@
 - ``load_test``: what a serving benchmark sends (requests, lengths per dataset, rate) and prints.
 - ``schedulers``: each engine's limits and policy per release (vLLM V1 and V0, SGLang).
 - ``batching``: the request-level simulation of an engine's scheduler (admission, chunked prefill, preemption).
-- ``serving``: the throughput a configuration sustains at a per-request speed floor (what a cost is priced on).
 
 Imports: the foundation modules, ``engines`` and ``memory`` only.
 """

@@ -3,12 +3,12 @@ batching (docs/methodology.md §5.6).
 
 A serving benchmark (`vllm bench serve`, SGLang's `bench_serving`; speed/load_test.py) sends requests, at once or at a
 rate, and reports total and output tokens per second, time to first token (TTFT) and time per output token (TPOT).
-Steady decode at the batch limit (speed/serving.py) is not what it measures: prompts of arriving requests are computed
-beside or between the decode tokens of running ones, the engine runs only so many requests at once, its KV cache holds
-only so many tokens, and requests finish at different times. This module runs that schedule step by step as the
-engine's own scheduler does (speed/schedulers.py: vLLM V1's mixed steps, V0's prefill-first steps, SGLang's prefill
-batches with their KV reservation) and prices each step with the speed model's ``StepModel``. Pure Python,
-deterministic for a seed.
+Steady decode at the batch limit (speed/estimate.py's batch curve) is not what it measures: prompts of arriving requests
+are computed beside or between the decode tokens of running ones, the engine runs only so many requests at once, its KV
+cache holds only so many tokens, and requests finish at different times. This module runs that schedule step by step as
+the engine's own scheduler does (speed/schedulers.py: vLLM V1's mixed steps, V0's prefill-first steps, SGLang's prefill
+batches with their KV reservation) and prices each step with the speed model's ``StepModel``. Pure Python, deterministic
+for a seed.
 """
 
 from __future__ import annotations

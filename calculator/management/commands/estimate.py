@@ -16,7 +16,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from calculator.estimation.speed.serving import DEFAULT_MIN_TOKENS_PER_S
+from calculator.estimation.plan.planner import DEFAULT_MIN_TOKENS_PER_S
 from calculator.management.estimate_output import write_report
 from calculator.management.estimate_report import estimate_report
 from calculator.management.options import add_workload_arguments, gpu_slugs, one_line_errors
