@@ -203,6 +203,7 @@ def _vocabulary() -> dict[str, Any]:
         "weights_source_text": labels.weights_source_text,
         "stale_text": labels.stale_text,
         "self_host_text": labels.self_host_text,
+        "replica_text": labels.replica_text,
         "break_even_text": labels.break_even_text,
         "hosted_provider": labels.hosted_provider,
         "offer_text": labels.offer_text,

@@ -38,7 +38,7 @@ def replica_text(capacity: ReplicaCapacity, demand: Demand) -> str:
         "rate": format_number(capacity.output_tokens_per_s),
     }
     text = _(
-        "Under steady load one of them runs up to %(requests)s, each token within %(tpot)s ms and the first within "
+        "Under steady load one such server runs up to %(requests)s, each token within %(tpot)s ms and the first within "
         "%(ttft)s s for %(who)s (prompts of %(prompt)s tokens, answers of %(output)s): about %(rate)s generated "
         "tokens per second (estimated)."
     )
@@ -73,7 +73,8 @@ class SelfHostAnswer(Protocol):
 
 
 def self_host_text(answer: SelfHostAnswer) -> str:
-    """The configuration the break-even is read from, its month, and what one replica of it serves."""
+    """The configuration the break-even is read from and its month (``replica_text``: what one replica of it
+    serves)."""
     offer = answer.self_host
     if offer is None:
         if answer.unmet:
@@ -98,8 +99,7 @@ def self_host_text(answer: SelfHostAnswer) -> str:
             "Per generated token, the cheapest configuration we found for these settings is %(count)s × %(gpu)s at "
             "%(provider)s: about %(month)s a month running around the clock."
         )
-    served = f" {replica_text(answer.capacity, answer.demand)}" if answer.capacity is not None else ""
-    return text % values + served
+    return text % values
 
 
 def break_even_text(answer: SelfHostAnswer) -> str:

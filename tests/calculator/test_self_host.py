@@ -109,7 +109,7 @@ def test_the_page_the_json_and_the_planner_read_one_replica(client, site):
     )
     page = parse(client.get(f"/en/models/{GLM}/?show=api-body").content)
     text = " ".join(page.one(id="api").text.split())
-    assert f"one of them runs up to {replica['concurrency']} concurrent requests" in text
+    assert f"one such server runs up to {replica['concurrency']} concurrent requests" in text
     assert "each token within 50 ms and the first within 2 s for the median request" in text
     link = page.one(id="plan-link").one("a").attrs["href"]
     assert "tpot=50" in link and "ratio=3.0" in link
