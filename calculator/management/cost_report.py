@@ -38,13 +38,24 @@ def parse_api_price(text: str) -> ApiPrice:
     return ApiPrice(prices[0], prices[1], prices[2] if len(prices) == 3 else None)
 
 
+def cost_mix(options: dict[str, Any]) -> TrafficMix:
+    """``--input-ratio`` input tokens per generated token, ``--cached-share`` percent of them from a prefix cache."""
+    ratio = float(parse_decimal("--input-ratio", options["input_ratio"], Decimal(1000), allow_zero=True))
+    cached = parse_int("--cached-share", options["cached_share"], 100, lower=0)
+    return TrafficMix(input_tokens_per_output_token=ratio, cached_input_share=cached / 100)
+
+
 def cost_demand(options: dict[str, Any]) -> Demand:
     """The planner's question ``--price-per-gpu-hour`` asks: the mix of ``--input-ratio`` and ``--cached-share``, each
     token within 1 ÷ ``--min-tokens-per-s`` and the first within the planner's 2 s (median), as the model page asks."""
     floor = parse_int("--min-tokens-per-s", str(options.get("min_tokens_per_s") or DEFAULT_MIN_TOKENS_PER_S), 10_000)
-    ratio = float(parse_decimal("--input-ratio", options["input_ratio"], Decimal(1000), allow_zero=True))
-    cached = parse_int("--cached-share", options["cached_share"], 100, lower=0)
-    return Demand(0.0, input_per_output=ratio, cached_share=cached / 100, tpot_target_s=1 / floor)
+    mix = cost_mix(options)
+    return Demand(
+        0.0,
+        input_per_output=mix.input_tokens_per_output_token,
+        cached_share=mix.cached_input_share,
+        tpot_target_s=1 / floor,
+    )
 
 
 def cost_json(
@@ -76,15 +87,13 @@ def cost_json(
     }
     if options["api_price"]:
         api = parse_api_price(options["api_price"])
-        ratio = float(parse_decimal("--input-ratio", options["input_ratio"], Decimal(1000), allow_zero=True))
-        cached = parse_int("--cached-share", options["cached_share"], 100, lower=0)
-        mix = TrafficMix(input_tokens_per_output_token=ratio, cached_input_share=cached / 100)
+        mix = demand.mix if demand is not None else cost_mix(options)
         found = break_even(per_month, api, mix, date.today(), tokens_per_s)
         result["break_even"] = {
             "api_input_per_million_usd": api.input_per_million_usd,
             "api_output_per_million_usd": api.output_per_million_usd,
-            "input_tokens_per_output_token": ratio,
-            "cached_input_share": cached / 100,
+            "input_tokens_per_output_token": mix.input_tokens_per_output_token,
+            "cached_input_share": mix.cached_input_share,
             "api_per_million_output_usd": found.api_per_million_output_usd,
             "break_even_output_tokens_per_month": found.break_even_output_tokens_per_month,
             "self_host_capacity_tokens_per_month": found.self_host_capacity_tokens_per_month,
