@@ -272,12 +272,13 @@ def write_extra(out: OutputWrapper, row: dict[str, Any]) -> None:
             f"${cost['per_month_usd']:,.0f}/month"
         )
         if cost["per_million_tokens_usd"] is not None:
-            held = cost.get("sustained")
+            held = cost.get("replica")
             batch = ""
-            if held and held["meets_floor"]:
+            if held:
                 batch = (
-                    f" at {held['concurrency']} requests at a time"
-                    f" ({held['per_request_tokens_per_s']:,.0f} tokens/s each, {held['tokens_per_s']:,.0f} together)"
+                    f" with up to {held['concurrency']} requests at a time ({held['output_tokens_per_s']:,.0f} tokens/s"
+                    f" within {held['tpot_s'] * 1000:,.0f} ms a token; sized for peaks of {cost['peak_factor']:g} ×"
+                    " the average)"
                 )
             out.write(f"        ${cost['per_million_tokens_usd']:,.2f} per million generated tokens{batch}")
         even = cost["break_even"]

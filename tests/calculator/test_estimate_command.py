@@ -308,6 +308,8 @@ def test_text_prints_the_new_answers():
     assert f"longest context on 1 GPU: {tokens:,} tokens" in text
     assert "tokens/s per request" in text and "prefill:" in text
     assert "per million generated tokens" in text and "break-even at" in text
+    replica = run("Qwen/Qwen3-32B", "--precision", "fp8", *args)["gpus"][0]["cost"]["replica"]
+    assert f"with up to {replica['concurrency']} requests at a time" in text  # the replica the JSON carries
 
 
 @pytest.mark.parametrize("engine", ["vllm", "sglang"])
