@@ -9,8 +9,9 @@ Four rooms over a small foundation; each imports only the ones above it in this 
 - ``engines``: engine profiles, release lines, data-parallel attention, published builds, weight sourcing, launch
   commands.
 - ``memory``: weights, KV, runtime overhead, start-up capacity, fine-tuning, and how many GPUs hold a need.
-- ``speed``: step costs, one request's speed, the scheduler simulation, sustained throughput.
-- ``plan``: parallel layout, deployment plans, ranking, cost, offload, the inverse questions, the serving planner.
+- ``speed``: step costs, one request's speed, the scheduler simulation.
+- ``plan``: parallel layout, deployment plans, ranking, cost, offload, the inverse questions, the serving planner and
+  one replica's capacity.
 
 The names below are the ones the web layer reads most; every other name is imported from its module.
 """

@@ -5,7 +5,9 @@ The words are grouped by what they serve; import any name from ``calculator.labe
 - ``choices``: the calculator's settings (modes, optimizers, frameworks, precisions, engines, release lines, the
   form's field names) and ``in_words``, the lookup every table here is read with.
 - ``estimates``: what an estimate's figures say (speed limits, a Mac's verdict, accuracy checks, where a launch
-  command's weights come from, the sustained batch).
+  command's weights come from).
+- ``self_host``: self-hosting against a hosted API (the configuration compared, what one replica serves, the
+  break-even).
 - ``prices``: offers, price refreshes, stale prices, hosted-API providers and the planner's ways to serve.
 - ``catalog``: the catalog's facts (attention layouts, architecture families, fact sources, the architecture
   reader's notes, ``NOTE_MESSAGES``).

@@ -1,5 +1,5 @@
 """What an estimate's figures say in words: what bounds a speed, a Mac's verdict, which figure a published
-measurement checks, where a launch command's weights come from, and what stops the sustained batch."""
+measurement checks, and where a launch command's weights come from."""
 
 from __future__ import annotations
 
